@@ -1,0 +1,126 @@
+import Foundation
+
+/// The type of an attribute's value. Raw values match Core Data's.
+public enum NSAttributeType: UInt, Sendable {
+    case undefinedAttributeType = 0
+    case integer16AttributeType = 100
+    case integer32AttributeType = 200
+    case integer64AttributeType = 300
+    case decimalAttributeType = 400
+    case doubleAttributeType = 500
+    case floatAttributeType = 600
+    case stringAttributeType = 700
+    case booleanAttributeType = 800
+    case dateAttributeType = 900
+    case binaryDataAttributeType = 1000
+    case UUIDAttributeType = 1100
+    case URIAttributeType = 1200
+    case transformableAttributeType = 1800
+    case objectIDAttributeType = 2000
+}
+
+/// An attribute of an entity: a value stored in a column.
+open class NSAttributeDescription: NSPropertyDescription {
+    /// The kind of value the attribute holds. Defaults to `.undefinedAttributeType`.
+    public var attributeType: NSAttributeType = .undefinedAttributeType
+    /// The name of the value's class (`NSNumber`, `NSString`, `NSDate`, …), derived from
+    /// the attribute type unless set (Transformable attributes name their custom class).
+    public var attributeValueClassName: String? {
+        get { explicitValueClassName ?? attributeType.defaultValueClassName }
+        set { explicitValueClassName = newValue }
+    }
+    /// The value a newly inserted object gets.
+    public var defaultValue: Any? = nil
+    /// The registered name of the `ValueTransformer` of a Transformable attribute.
+    public var valueTransformerName: String? = nil
+    /// Whether large Binary Data values may be kept in files beside the store.
+    public var allowsExternalBinaryDataStorage: Bool = false
+    /// Whether the value is kept in persistent history after deletion.
+    public var preservesValueInHistoryOnDeletion: Bool = false
+    /// Kept for API compatibility; CloudKit does not exist on Linux.
+    public var allowsCloudEncryption: Bool = false
+
+    /// Value constraints from the model editor (minimum, maximum, pattern, …).
+    /// Core Data keeps these as validation predicates; validation reads them here.
+    var constraints = AttributeConstraints()
+
+    private var explicitValueClassName: String?
+
+    public override init() { super.init() }
+
+    override func versionHashComponents() -> [String] {
+        super.versionHashComponents() + [String(attributeType.rawValue), allowsExternalBinaryDataStorage ? "1" : "0"]
+    }
+
+    open override var description: String {
+        super.description + ", attributeType \(attributeType.rawValue), attributeValueClassName \(attributeValueClassName ?? "(null)"), defaultValue \(defaultValue.map { "\($0)" } ?? "(null)")"
+    }
+}
+
+/// Limits on an attribute's value, as the model editor records them. Numbers, string
+/// lengths and dates each use the pair that fits the attribute's type.
+struct AttributeConstraints: Equatable {
+    /// Smallest allowed number (`minValueString`), or shortest string length.
+    var minimum: Decimal?
+    /// Largest allowed number (`maxValueString`), or longest string length.
+    var maximum: Decimal?
+    /// Earliest allowed date, as seconds since 2001-01-01 (`minDateTimeInterval`).
+    var minimumDate: Double?
+    /// Latest allowed date, as seconds since 2001-01-01 (`maxDateTimeInterval`).
+    var maximumDate: Double?
+    /// ICU regular expression a string must match in whole (`regularExpressionString`).
+    var regularExpression: String?
+
+    var isEmpty: Bool { self == AttributeConstraints() }
+}
+
+extension NSAttributeType {
+    /// The class name Core Data reports for values of this type.
+    var defaultValueClassName: String? {
+        switch self {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+            .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
+            "NSNumber"
+        case .decimalAttributeType: "NSDecimalNumber"
+        case .stringAttributeType: "NSString"
+        case .dateAttributeType: "NSDate"
+        case .binaryDataAttributeType: "NSData"
+        case .UUIDAttributeType: "NSUUID"
+        case .URIAttributeType: "NSURL"
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType: nil
+        }
+    }
+
+    /// The name Xcode writes in a model file's `attributeType`.
+    public var modelFileName: String {
+        switch self {
+        case .undefinedAttributeType: "Undefined"
+        case .integer16AttributeType: "Integer 16"
+        case .integer32AttributeType: "Integer 32"
+        case .integer64AttributeType: "Integer 64"
+        case .decimalAttributeType: "Decimal"
+        case .doubleAttributeType: "Double"
+        case .floatAttributeType: "Float"
+        case .stringAttributeType: "String"
+        case .booleanAttributeType: "Boolean"
+        case .dateAttributeType: "Date"
+        case .binaryDataAttributeType: "Binary"
+        case .UUIDAttributeType: "UUID"
+        case .URIAttributeType: "URI"
+        case .transformableAttributeType: "Transformable"
+        case .objectIDAttributeType: "ObjectID"
+        }
+    }
+
+    /// The type Xcode's model file names, e.g. `"Integer 16"`.
+    public init?(modelFileName: String) {
+        let all: [NSAttributeType] = [
+            .undefinedAttributeType, .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+            .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .stringAttributeType,
+            .booleanAttributeType, .dateAttributeType, .binaryDataAttributeType, .UUIDAttributeType,
+            .URIAttributeType, .transformableAttributeType, .objectIDAttributeType,
+        ]
+        guard let match = all.first(where: { $0.modelFileName == modelFileName }) else { return nil }
+        self = match
+    }
+}

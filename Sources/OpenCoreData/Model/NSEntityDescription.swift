@@ -1,0 +1,169 @@
+import Foundation
+
+/// An entity: a kind of object in the model, with its attributes and relationships.
+///
+/// ```swift
+/// let trail = NSEntityDescription()
+/// trail.name = "Trail"
+/// let name = NSAttributeDescription()
+/// name.name = "name"
+/// name.attributeType = .stringAttributeType
+/// trail.properties = [name]
+/// ```
+open class NSEntityDescription: CustomStringConvertible {
+    /// The entity's name, unique in its model.
+    public var name: String?
+    /// The class instantiated for objects of this entity. Defaults to `NSManagedObject`.
+    public var managedObjectClassName: String! = "NSManagedObject"
+    /// Whether the entity only serves as a parent; abstract entities cannot be inserted.
+    public var isAbstract: Bool = false
+    /// Free-form information from the model editor's User Info.
+    public var userInfo: [AnyHashable: Any]? = nil
+    /// Extra text mixed into the version hash.
+    public var versionHashModifier: String? = nil
+    /// The name this entity had in the previous model version.
+    public var renamingIdentifier: String? = nil
+    /// Sets of property names whose values must be unique together, e.g. `[["name"]]`.
+    public var uniquenessConstraints: [[Any]] = []
+    /// The store indexes declared for this entity.
+    public var indexes: [NSFetchIndexDescription] = []
+
+    /// The model that owns the entity; set when the entity is added to a model.
+    public internal(set) weak var managedObjectModel: NSManagedObjectModel!
+    /// The parent entity, set when this entity is listed in another's `subentities`.
+    public private(set) weak var superentity: NSEntityDescription?
+
+    private var ownProperties: [NSPropertyDescription] = []
+    private var ownSubentities: [NSEntityDescription] = []
+
+    public init() {}
+
+    /// This entity's own properties and those it inherits, parents' first.
+    public var properties: [NSPropertyDescription] {
+        get { (superentity?.properties ?? []) + ownProperties }
+        set {
+            let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+            ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
+            for property in ownProperties { property.entity = self }
+            propertyListChanged()
+        }
+    }
+
+    /// Properties declared on this entity itself, not inherited.
+    var declaredProperties: [NSPropertyDescription] { ownProperties }
+
+    /// Every property by name, including inherited ones.
+    public var propertiesByName: [String: NSPropertyDescription] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Every attribute by name, including inherited ones.
+    public var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// Every relationship by name, including inherited ones.
+    public var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The direct sub-entities. Setting them makes this entity their superentity.
+    public var subentities: [NSEntityDescription] {
+        get { ownSubentities }
+        set {
+            for old in ownSubentities where old.superentity === self { old.superentity = nil }
+            ownSubentities = newValue
+            for entity in newValue { entity.superentity = self }
+        }
+    }
+
+    /// The direct sub-entities by name.
+    public var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(subentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The relationships of this entity whose destination is `entity`.
+    public func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or one of its descendants.
+    public func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// A hash of everything about the entity that affects the store schema.
+    public var versionHash: Data {
+        var components = [name ?? "", isAbstract ? "1" : "0", superentity?.name ?? "", versionHashModifier ?? ""]
+        for property in ownProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
+            components.append(property.versionHash.base64EncodedString())
+        }
+        return Data(components.hashBytes)
+    }
+
+    /// Called when the property list or a property name changes.
+    func propertyListChanged() {}
+
+    /// The root of this entity's inheritance tree (itself when it has no parent).
+    var rootEntity: NSEntityDescription {
+        var current = self
+        while let parent = current.superentity { current = parent }
+        return current
+    }
+
+    /// This entity and all its descendants, depth first.
+    var selfAndDescendants: [NSEntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    open var description: String {
+        "(\(name ?? "(null)")) name \(name ?? "(null)"), managedObjectClassName \(managedObjectClassName ?? "(null)"), abstract \(isAbstract ? 1 : 0), superentity name \(superentity?.name ?? "(null)"), properties \(properties.map(\.name))"
+    }
+}
+
+/// A store index over one or more properties of an entity.
+public final class NSFetchIndexDescription {
+    public var name: String
+    public var elements: [NSFetchIndexElementDescription]
+    /// Set by the entity when the index is added to it.
+    public internal(set) weak var entity: NSEntityDescription?
+    /// The source of a partial index's `WHERE` clause, as written in the model.
+    var partialIndexPredicateFormat: String?
+
+    public init(name: String, elements: [NSFetchIndexElementDescription]?) {
+        self.name = name
+        self.elements = elements ?? []
+    }
+}
+
+/// How an index element is collated. Raw values match Core Data's.
+public enum NSFetchIndexElementType: UInt, Sendable {
+    case binary = 0
+    case rTree = 1
+}
+
+/// One property of a store index, with its order.
+public final class NSFetchIndexElementDescription {
+    public var property: NSPropertyDescription?
+    /// The property's name; kept when the property is resolved later by the model loader.
+    public var propertyName: String?
+    public var collationType: NSFetchIndexElementType
+    public var isAscending: Bool = true
+
+    public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
+        self.property = property
+        self.propertyName = property.name
+        self.collationType = collationType
+    }
+
+    init(propertyName: String, collationType: NSFetchIndexElementType, isAscending: Bool) {
+        self.propertyName = propertyName
+        self.collationType = collationType
+        self.isAscending = isAscending
+    }
+}

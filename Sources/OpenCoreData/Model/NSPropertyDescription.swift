@@ -1,0 +1,48 @@
+import Foundation
+
+/// A property of an entity: an attribute or a relationship.
+///
+/// As in Core Data, properties are configured while the model is being built and become
+/// read-only once a persistent store coordinator uses the model.
+open class NSPropertyDescription: CustomStringConvertible {
+    /// The property's name, used as its key in key-value coding.
+    public var name: String {
+        didSet { entity?.propertyListChanged() }
+    }
+    /// The entity the property belongs to; set when the property is added to an entity.
+    public internal(set) weak var entity: NSEntityDescription!
+    /// Whether the property may be `nil` when an object is saved. Defaults to `true`.
+    public var isOptional: Bool = true
+    /// Whether the property is kept in memory only and never written to the store.
+    public var isTransient: Bool = false
+    /// Whether the store should index the property.
+    public var isIndexed: Bool = false
+    /// Free-form information from the model editor's User Info.
+    public var userInfo: [AnyHashable: Any]? = nil
+    /// Extra text mixed into the version hash, to mark a change the hash would not see.
+    public var versionHashModifier: String? = nil
+    /// The name this property had in the previous model version (Xcode's "Renaming ID").
+    public var renamingIdentifier: String? = nil
+    /// Kept for API compatibility with Core Data; Spotlight does not exist on Linux.
+    public var isIndexedBySpotlight: Bool = false
+
+    public init() { self.name = "" }
+
+    /// A hash of the properties of this description that affect the store schema.
+    /// Two models whose properties have equal hashes can open the same store.
+    public var versionHash: Data { Data(versionHashComponents().hashBytes) }
+
+    /// The strings that make up the version hash; subclasses add their own.
+    func versionHashComponents() -> [String] {
+        [name, isOptional ? "1" : "0", isTransient ? "1" : "0", versionHashModifier ?? ""]
+    }
+
+    open var description: String {
+        "(\(type(of: self))), name \(name), isOptional \(isOptional ? 1 : 0), isTransient \(isTransient ? 1 : 0), entity \(entity?.name ?? "(null)")"
+    }
+}
+
+extension [String] {
+    /// SHA-256 over the components joined unambiguously (length-prefixed).
+    var hashBytes: [UInt8] { VersionHashing.hash(self) }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// What happens to the objects at the other end of a relationship when its source object
+/// is deleted. Raw values match Core Data's.
+public enum NSDeleteRule: UInt, Sendable {
+    /// Leave the destination objects alone, even pointing back at the deleted object.
+    case noActionDeleteRule = 0
+    /// Remove the deleted object from the destination objects' inverse relationship.
+    case nullifyDeleteRule = 1
+    /// Delete the destination objects too.
+    case cascadeDeleteRule = 2
+    /// Refuse the deletion while the relationship holds any object.
+    case denyDeleteRule = 3
+}
+
+/// A relationship from one entity to another.
+open class NSRelationshipDescription: NSPropertyDescription {
+    /// The entity at the other end.
+    public weak var destinationEntity: NSEntityDescription?
+    /// The relationship that leads back. Core Data keeps both sides in step.
+    public weak var inverseRelationship: NSRelationshipDescription?
+    /// The fewest objects a to-many relationship may hold at save.
+    public var minCount: Int = 0
+    /// The most objects the relationship may hold at save; 1 makes it to-one and 0 means
+    /// no limit.
+    public var maxCount: Int = 1
+    public var deleteRule: NSDeleteRule = .nullifyDeleteRule
+    /// Whether a to-many relationship keeps its order (an `NSOrderedSet`).
+    public var isOrdered: Bool = false
+
+    /// Whether the relationship may hold more than one object.
+    public var isToMany: Bool { maxCount != 1 }
+
+    public override init() { super.init() }
+
+    /// Set by the model file loader: names resolved once all entities exist.
+    var destinationEntityName: String?
+    var inverseName: String?
+
+    override func versionHashComponents() -> [String] {
+        super.versionHashComponents() + [
+            destinationEntity?.name ?? destinationEntityName ?? "",
+            inverseRelationship?.name ?? inverseName ?? "",
+            isToMany ? "1" : "0", isOrdered ? "1" : "0",
+        ]
+    }
+
+    open override var description: String {
+        super.description + ", destination entity \(destinationEntity?.name ?? "(null)"), inverseRelationship \(inverseRelationship?.name ?? "(null)"), minCount \(minCount), maxCount \(maxCount), isOrdered \(isOrdered ? 1 : 0), deleteRule \(deleteRule.rawValue)"
+    }
+}

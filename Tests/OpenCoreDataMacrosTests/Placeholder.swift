@@ -1,0 +1,2 @@
+import XCTest
+final class OpenCoreDataMacrosTestsPlaceholder: XCTestCase { func testNothingYet() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class OpenCoreDataTestsPlaceholder: XCTestCase { func testNothingYet() {} }

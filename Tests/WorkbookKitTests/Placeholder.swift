@@ -1,0 +1,2 @@
+import XCTest
+final class WorkbookKitTestsPlaceholder: XCTestCase { func testNothingYet() {} }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the C libraries the package links (SQLite and libcmark) when they are
+# missing, through apt-get as root or with sudo. Prints what it does; changes nothing
+# when everything is already there.
+set -euo pipefail
+
+missing=()
+have_header() { [ -f "/usr/include/$1" ]; }
+have_header sqlite3.h || missing+=(libsqlite3-dev)
+have_header cmark.h || missing+=(libcmark-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "==> Installing missing system packages: ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO="sudo"
+else
+  echo "error: need root or sudo to install ${missing[*]} (apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "error: apt-get not found; install ${missing[*]} with your system's package manager" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "==> Installed ${missing[*]}"
