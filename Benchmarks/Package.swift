@@ -1,0 +1,26 @@
+// swift-tools-version:6.1
+// Performance of OpenCoreData against the floor (SQLite's C API, prepared statements, one
+// transaction) and the strongest Swift peer (GRDB.swift), in one run. Not built by
+// `make test`: run it with `swift run -c release --package-path Benchmarks core-data-benchmarks`.
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "core-data-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: "main"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/CoreDataBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        )
+    ]
+)

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// GRDB.swift records: the strongest Swift peer, used the way its documentation teaches.
+struct GRDBSubject: Subject {
+    static let name = "GRDB 7.10.0"
+    private let path: String
+    private var keys: [Int64] = []
+
+    struct Item: Codable, FetchableRecord, MutablePersistableRecord {
+        static let databaseTableName = "item"
+        var id: Int64?
+        var name: String
+        var category: String
+        var price: Double
+        var quantity: Int32
+        var createdAt: Date
+        var isActive: Bool
+        var notes: String
+        var code: Int64
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    }
+
+    init(databaseURL: URL) throws { path = databaseURL.path }
+
+    private func queue() throws -> DatabaseQueue { try DatabaseQueue(path: path) }
+
+    mutating func prepare(_ phase: Phase) throws {
+        guard phase == .fetchByID else { return }
+        let all = try queue().read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY id") }
+        keys = ItemValues.lookupPositions().map { all[$0] }
+    }
+
+    mutating func run(_ phase: Phase) throws -> Int {
+        let dbQueue = try queue()
+        switch phase {
+        case .insert:
+            try dbQueue.write { db in
+                try db.create(table: "item") { table in
+                    table.autoIncrementedPrimaryKey("id")
+                    table.column("name", .text)
+                    table.column("category", .text)
+                    table.column("price", .double)
+                    table.column("quantity", .integer)
+                    table.column("createdAt", .datetime)
+                    table.column("isActive", .boolean)
+                    table.column("notes", .text)
+                    table.column("code", .integer)
+                }
+                for index in 0..<ItemValues.count {
+                    let values = ItemValues(index: index)
+                    var item = Item(
+                        id: nil, name: values.name, category: values.category, price: values.price,
+                        quantity: values.quantity, createdAt: values.createdAt, isActive: values.isActive,
+                        notes: values.notes, code: values.code)
+                    try item.insert(db)
+                }
+            }
+            return ItemValues.count
+        case .fetchAll:
+            let items = try dbQueue.read { try Item.fetchAll($0) }
+            return items.reduce(0) { $0 &+ $1.name.utf8.count &+ Int($1.quantity) }
+        case .fetchByID:
+            return try dbQueue.read { db in
+                var checksum = 0
+                for key in keys {
+                    guard let item = try Item.fetchOne(db, key: key) else { throw BenchmarkError("row \(key) missing") }
+                    checksum &+= item.name.utf8.count
+                }
+                return checksum
+            }
+        case .updateAll:
+            return try dbQueue.write { db in
+                let items = try Item.fetchAll(db)
+                for var item in items {
+                    item.quantity += 1
+                    try item.update(db)
+                }
+                return items.count
+            }
+        case .deleteAll:
+            return try dbQueue.write { db in
+                let items = try Item.fetchAll(db)
+                for item in items { try item.delete(db) }
+                return items.count
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Wall-clock time and the resident-memory high-water mark of one phase.
+struct PhaseMeasurement: Codable {
+    var subject: String
+    var phase: String
+    var seconds: Double
+    var peakMegabytes: Double
+    var checksum: Int
+}
+
+enum ProcessMemory {
+    /// Resets the kernel's resident-set high-water mark (VmHWM) for this process, so the
+    /// next reading covers only what follows (Linux 4.0+; writing 5 to clear_refs).
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// VmHWM from /proc/self/status, in megabytes.
+    static func peakMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return .nan }
+        let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? .nan
+        return kilobytes / 1024
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Runs every phase of one subject in this process, printing one JSON line per phase.
+func runSubject<S: Subject>(_ type: S.Type, databaseURL: URL) throws {
+    var subject = try S(databaseURL: databaseURL)
+    let encoder = JSONEncoder()
+    for phase in Phase.allCases {
+        try subject.prepare(phase)
+        ProcessMemory.resetPeak()
+        let start = monotonicSeconds()
+        let checksum = try subject.run(phase)
+        let seconds = monotonicSeconds() - start
+        let measurement = PhaseMeasurement(
+            subject: S.name, phase: phase.rawValue, seconds: seconds,
+            peakMegabytes: ProcessMemory.peakMegabytes(), checksum: checksum)
+        print(String(decoding: try encoder.encode(measurement), as: UTF8.self))
+    }
+}

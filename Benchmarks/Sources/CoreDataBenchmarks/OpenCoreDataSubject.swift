@@ -1,0 +1,96 @@
+import Foundation
+import OpenCoreData
+
+/// OpenCoreData used as an app uses Core Data: a container, managed objects set through
+/// key-value coding, one save per write phase, a fresh container per phase.
+struct OpenCoreDataSubject: Subject {
+    static let name = "OpenCoreData"
+    private let url: URL
+    private var ids: [NSManagedObjectID] = []
+
+    init(databaseURL: URL) throws { url = databaseURL }
+
+    static let model: NSManagedObjectModel = {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.properties = [
+            attribute("name", .stringAttributeType), attribute("category", .stringAttributeType),
+            attribute("price", .doubleAttributeType), attribute("quantity", .integer32AttributeType),
+            attribute("createdAt", .dateAttributeType), attribute("isActive", .booleanAttributeType),
+            attribute("notes", .stringAttributeType), attribute("code", .integer64AttributeType),
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        return model
+    }()
+
+    private func container() throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Benchmark", managedObjectModel: Self.model)
+        container.persistentStoreDescriptions.first!.url = url
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
+    mutating func prepare(_ phase: Phase) throws {
+        guard phase == .fetchByID else { return }
+        let request = NSFetchRequest<NSManagedObjectID>(entityName: "Item")
+        request.resultType = .managedObjectIDResultType
+        request.sortDescriptors = [NSSortDescriptor(key: "code", ascending: true)]
+        let all = try container().viewContext.fetch(request)
+        ids = ItemValues.lookupPositions().map { all[$0] }
+    }
+
+    mutating func run(_ phase: Phase) throws -> Int {
+        let context = try container().viewContext
+        switch phase {
+        case .insert:
+            let entity = Self.model.entitiesByName["Item"]!
+            for index in 0..<ItemValues.count {
+                let values = ItemValues(index: index)
+                let item = NSManagedObject(entity: entity, insertInto: context)
+                item.setValue(values.name, forKey: "name")
+                item.setValue(values.category, forKey: "category")
+                item.setValue(values.price, forKey: "price")
+                item.setValue(values.quantity, forKey: "quantity")
+                item.setValue(values.createdAt, forKey: "createdAt")
+                item.setValue(values.isActive, forKey: "isActive")
+                item.setValue(values.notes, forKey: "notes")
+                item.setValue(values.code, forKey: "code")
+            }
+            try context.save()
+            return ItemValues.count
+        case .fetchAll:
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            return items.reduce(0) { checksum, item in
+                checksum &+ (item.value(forKey: "name") as! String).utf8.count &+ Int(item.value(forKey: "quantity") as! Int32)
+            }
+        case .fetchByID:
+            var checksum = 0
+            for id in ids {
+                let item = try context.existingObject(with: id)
+                checksum &+= (item.value(forKey: "name") as! String).utf8.count
+            }
+            return checksum
+        case .updateAll:
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            for item in items {
+                item.setValue((item.value(forKey: "quantity") as! Int32) + 1, forKey: "quantity")
+            }
+            try context.save()
+            return items.count
+        case .deleteAll:
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            for item in items { context.delete(item) }
+            try context.save()
+            return items.count
+        }
+    }
+}

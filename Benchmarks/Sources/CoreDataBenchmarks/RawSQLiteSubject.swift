@@ -1,0 +1,144 @@
+import Foundation
+import GRDBSQLite
+
+/// The floor: SQLite's C API with prepared statements, one transaction per write phase,
+/// on the same table layout OpenCoreData writes.
+struct RawSQLiteSubject: Subject {
+    static let name = "SQLite C API"
+    private let path: String
+    private var keys: [Int64] = []
+
+    init(databaseURL: URL) throws { path = databaseURL.path }
+
+    mutating func prepare(_ phase: Phase) throws {
+        guard phase == .fetchByID else { return }
+        let db = try open()
+        defer { sqlite3_close(db) }
+        var all: [Int64] = []
+        try query(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { all.append(sqlite3_column_int64($0, 0)) }
+        keys = ItemValues.lookupPositions().map { all[$0] }
+    }
+
+    mutating func run(_ phase: Phase) throws -> Int {
+        let db = try open()
+        defer { sqlite3_close(db) }
+        switch phase {
+        case .insert:
+            try exec(db, """
+                CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR,
+                ZCATEGORY VARCHAR, ZPRICE FLOAT, ZQUANTITY INTEGER, ZCREATEDAT TIMESTAMP, ZISACTIVE INTEGER,
+                ZNOTES VARCHAR, ZCODE INTEGER)
+                """)
+            try exec(db, "BEGIN EXCLUSIVE")
+            let statement = try prepareStatement(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
+            defer { sqlite3_finalize(statement) }
+            for index in 0..<ItemValues.count {
+                let item = ItemValues(index: index)
+                sqlite3_bind_int64(statement, 1, Int64(index + 1))
+                bindText(statement, 2, item.name)
+                bindText(statement, 3, item.category)
+                sqlite3_bind_double(statement, 4, item.price)
+                sqlite3_bind_int64(statement, 5, Int64(item.quantity))
+                sqlite3_bind_double(statement, 6, item.createdAt.timeIntervalSinceReferenceDate)
+                sqlite3_bind_int64(statement, 7, item.isActive ? 1 : 0)
+                bindText(statement, 8, item.notes)
+                sqlite3_bind_int64(statement, 9, item.code)
+                try step(db, statement)
+                sqlite3_reset(statement)
+            }
+            try exec(db, "COMMIT")
+            return ItemValues.count
+        case .fetchAll:
+            var checksum = 0
+            try query(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM") { row in
+                let name = String(cString: sqlite3_column_text(row, 3))
+                checksum &+= name.utf8.count &+ Int(sqlite3_column_int64(row, 6))
+            }
+            return checksum
+        case .fetchByID:
+            let statement = try prepareStatement(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM WHERE Z_PK = ?")
+            defer { sqlite3_finalize(statement) }
+            var checksum = 0
+            for key in keys {
+                sqlite3_bind_int64(statement, 1, key)
+                guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchmarkError("row \(key) missing") }
+                checksum &+= String(cString: sqlite3_column_text(statement, 3)).utf8.count
+                sqlite3_reset(statement)
+            }
+            return checksum
+        case .updateAll:
+            // Read every row's primary key and version, then write each row, as an object
+            // layer does when it saves changed objects one by one.
+            var rows: [(Int64, Int64, Int64)] = []
+            try query(db, "SELECT Z_PK, Z_OPT, ZQUANTITY FROM ZITEM") {
+                rows.append((sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1), sqlite3_column_int64($0, 2)))
+            }
+            try exec(db, "BEGIN EXCLUSIVE")
+            let statement = try prepareStatement(db, "UPDATE ZITEM SET ZQUANTITY = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
+            defer { sqlite3_finalize(statement) }
+            for (key, version, quantity) in rows {
+                sqlite3_bind_int64(statement, 1, quantity + 1)
+                sqlite3_bind_int64(statement, 2, version + 1)
+                sqlite3_bind_int64(statement, 3, key)
+                sqlite3_bind_int64(statement, 4, version)
+                try step(db, statement)
+                sqlite3_reset(statement)
+            }
+            try exec(db, "COMMIT")
+            return rows.count
+        case .deleteAll:
+            var keys: [Int64] = []
+            try query(db, "SELECT Z_PK FROM ZITEM") { keys.append(sqlite3_column_int64($0, 0)) }
+            try exec(db, "BEGIN EXCLUSIVE")
+            let statement = try prepareStatement(db, "DELETE FROM ZITEM WHERE Z_PK = ?")
+            defer { sqlite3_finalize(statement) }
+            for key in keys {
+                sqlite3_bind_int64(statement, 1, key)
+                try step(db, statement)
+                sqlite3_reset(statement)
+            }
+            try exec(db, "COMMIT")
+            return keys.count
+        }
+    }
+
+    private func open() throws -> OpaquePointer {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw BenchmarkError("cannot open \(path)") }
+        try exec(db, "PRAGMA journal_mode = WAL")
+        return db
+    }
+
+    private func exec(_ db: OpaquePointer, _ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+
+    private func prepareStatement(_ db: OpaquePointer, _ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        }
+        return statement
+    }
+
+    private func query(_ db: OpaquePointer, _ sql: String, _ body: (OpaquePointer) -> Void) throws {
+        let statement = try prepareStatement(db, sql)
+        defer { sqlite3_finalize(statement) }
+        while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
+    }
+
+    private func step(_ db: OpaquePointer, _ statement: OpaquePointer) throws {
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(db))) }
+    }
+
+    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
+        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
