@@ -2,7 +2,13 @@
 // Performance of OpenCoreData against the floor (SQLite's C API, prepared statements, one
 // transaction) and the strongest Swift peer (GRDB.swift), in one run. Not built by
 // `make test`: run it with `swift run -c release --package-path Benchmarks core-data-benchmarks`.
+import Foundation
 import PackageDescription
+
+// A path dependency's identity is its directory name, which depends on where the
+// repository was cloned; compute it instead of hard-coding it.
+let rootPackageIdentity = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
 
 let package = Package(
     name: "Benchmarks",
@@ -15,7 +21,7 @@ let package = Package(
         .executableTarget(
             name: "core-data-benchmarks",
             dependencies: [
-                .product(name: "OpenCoreData", package: "main"),
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

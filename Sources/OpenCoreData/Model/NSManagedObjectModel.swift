@@ -9,6 +9,9 @@ open class NSManagedObjectModel: CustomStringConvertible {
     private var configurationMembers: [String: [NSEntityDescription]] = [:]
     /// Fetch request templates by name; `fetchRequestTemplate(forName:)` hands them out.
     var fetchRequestTemplates: [String: Any] = [:]
+    /// Fetch request templates read from a model file, by name: the entity and the
+    /// predicate's format string, turned into requests by the fetching code.
+    var fetchRequestTemplateSources: [String: (entityName: String, predicateFormat: String?)] = [:]
     /// Set once a coordinator uses the model; Core Data forbids edits after that.
     public internal(set) var isEditable: Bool = true
     /// Identifiers naming this version of the model (Xcode's "Model Version Identifier").

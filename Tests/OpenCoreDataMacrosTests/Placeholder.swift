@@ -1,2 +1,0 @@
-import XCTest
-final class OpenCoreDataMacrosTestsPlaceholder: XCTestCase { func testNothingYet() {} }
