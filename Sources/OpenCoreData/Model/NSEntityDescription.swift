@@ -34,6 +34,8 @@ open class NSEntityDescription: CustomStringConvertible {
     public private(set) weak var superentity: NSEntityDescription?
 
     private var ownProperties: [NSPropertyDescription] = []
+    /// Lookup tables built once the model is frozen; see ``propertyTable``.
+    var cachedPropertyTable: EntityPropertyTable?
     private var ownSubentities: [NSEntityDescription] = []
 
     public init() {}

@@ -1,0 +1,71 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Discards every unsaved change: inserted objects leave, changed ones get their saved
+    /// values back, deleted ones are restored.
+    public func rollback() {
+        for object in inserted.objects {
+            object.state.isInserted = false
+            forget(object)
+        }
+        for object in updated.objects + deleted.objects {
+            revertToSnapshot(object)
+        }
+        // Objects changed only through delete rules of rolled-back deletions are reverted too.
+        for object in registeredObjects where object.state.isUpdated { revertToSnapshot(object) }
+        inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList()
+    }
+
+    /// Forgets every object: the context is as new. Objects you still hold must not be
+    /// used afterwards.
+    public func reset() {
+        forgetAll()
+    }
+
+    /// Turns `object` back into a fault, or (with `mergeChanges`) reloads its saved values
+    /// and re-applies its unsaved changes on top. Transient values survive a merge.
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, !object.state.isInserted, !object.state.isFault else { return }
+        if flag, object.state.isUpdated {
+            let changed = object.state.changedKeys
+            let pending = changed.reduce(into: [String: Any?]()) { result, key in result[key] = object.state.values[key] }
+            let table = object.entity.propertyTable
+            let transients = table.all.filter(\.isTransient).reduce(into: [String: Any]()) { result, property in
+                result[property.name] = object.state.values[property.name]
+            }
+            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore,
+                let row = store.rowCache.row(for: key) ?? (try? store.engine.fetchRows(for: [key]).first)
+            else { return }
+            object.state.snapshot = row
+            object.state.values = row.attributes.merging(transients) { _, transient in transient }
+            object.state.loadedRelationships = []
+            for (key, value) in pending {
+                object.state.values[key] = value ?? nil
+                if table.byName[key] is NSRelationshipDescription { object.state.loadedRelationships.insert(key) }
+            }
+            return
+        }
+        object.willTurnIntoFault()
+        updated.remove(object)
+        object.state.values = [:]
+        object.state.changedKeys = []
+        object.state.isUpdated = false
+        object.state.loadedRelationships = []
+        object.state.isFault = true
+        object.didTurnIntoFault()
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in registeredObjects { refresh(object, mergeChanges: true) }
+    }
+
+    /// Gives `object` its saved values back and clears its change flags.
+    private func revertToSnapshot(_ object: NSManagedObject) {
+        object.state.isDeleted = false
+        object.state.isUpdated = false
+        object.state.changedKeys = []
+        object.state.loadedRelationships = []
+        object.state.values = object.state.snapshot?.attributes ?? [:]
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Writes every insert, change and deletion to the persistent stores.
+    ///
+    /// First the delete rules run and each changed object's ``NSManagedObject/willSave()``
+    /// is called; then every object is validated. If any rule is broken, nothing is
+    /// written and the error is thrown: one validation error as it is, several as
+    /// ``NSValidationMultipleErrorsError`` (1560) listing them under `NSDetailedErrors`.
+    /// Each store is written in one transaction: all of it or none of it.
+    public func save() throws {
+        guard hasChanges else { return }
+        processPendingChanges()
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in inserted.objects + updated.objects + deleted.objects { object.willSave() }
+        processPendingChanges()
+        try validatePendingChanges()
+        guard let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty else {
+            throw coreDataError(NSPersistentStoreSaveError, userInfo: [
+                NSLocalizedDescriptionKey: "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation."
+            ])
+        }
+        let plan = try SavePlan(context: self, coordinator: coordinator)
+        try plan.write()
+        finishSave(plan)
+    }
+
+    /// Runs the delete rules of objects deleted since the last call: `prepareForDeletion`,
+    /// then nullify, cascade or no action. Deny is checked at save.
+    public func processPendingChanges() {
+        while let object = deletionsToProcess.objects.first {
+            deletionsToProcess.remove(object)
+            applyDeleteRules(to: object)
+        }
+    }
+
+    /// Gives the objects permanent IDs now, before they are saved.
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator else { return }
+        let temporary = objects.filter { $0.objectID.isTemporaryID && $0.managedObjectContext === self }
+        for (store, members) in try SavePlan.group(temporary, coordinator: coordinator) {
+            for (entity, group) in SavePlan.byEntity(members) {
+                let keys = try store.engine.allocatePrimaryKeys(for: entity, count: group.count)
+                for (object, primaryKey) in zip(group, keys) {
+                    let key = StoreKey(entityNumber: store.engine.entityNumber(for: entity), primaryKey: primaryKey)
+                    register(object, permanentID: NSManagedObjectID(store: store, key: key, entity: entity))
+                }
+            }
+        }
+    }
+
+    /// `prepareForDeletion`, then the relationship delete rules of `object`.
+    func applyDeleteRules(to object: NSManagedObject) {
+        object.prepareForDeletion()
+        for relationship in object.entity.propertyTable.relationships {
+            let value = object.relationshipValue(for: relationship)
+            let members = relationship.isToMany ? toManyMembers(value) : (value as? NSManagedObject).map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .nullifyDeleteRule:
+                for member in members { member.removeInverse(of: object, through: relationship) }
+            case .cascadeDeleteRule:
+                for member in members where !member.state.isDeleted {
+                    member.removeInverse(of: object, through: relationship)
+                    delete(member)
+                }
+            case .denyDeleteRule, .noActionDeleteRule:
+                break
+            }
+        }
+    }
+
+    /// Validates inserted, updated and deleted objects, throwing every error found.
+    private func validatePendingChanges() throws {
+        var errors: [NSError] = []
+        func collect(_ check: () throws -> Void) {
+            do { try check() } catch let error as NSError { errors.append(error) }
+        }
+        for object in inserted.objects { collect(object.validateForInsert) }
+        for object in updated.objects { collect(object.validateForUpdate) }
+        for object in deleted.objects { collect(object.validateForDelete) }
+        if let error = combinedValidationError(errors) { throw error }
+    }
+
+    /// Brings objects, registry, row caches and observers up to date after a successful write.
+    private func finishSave(_ plan: SavePlan) {
+        let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
+        for (object, row) in plan.writtenRows {
+            if object.objectID.isTemporaryID, let store = plan.store(of: object) {
+                register(object, permanentID: NSManagedObjectID(store: store, key: row.key, entity: object.entity))
+            }
+            object.state.snapshot = row
+            object.state.isInserted = false
+            object.state.isUpdated = false
+            object.state.changedKeys = []
+        }
+        for object in updated.objects where !plan.updatedObjects.contains(where: { $0 === object }) {
+            // Only transient properties changed: nothing was written, nothing is pending.
+            object.state.isUpdated = false
+            object.state.changedKeys = []
+        }
+        for object in deletedNow {
+            if let key = object.objectID.storeKey { object.objectID.persistentStore?.rowCache.remove(key) }
+            object.state.isDeleted = false
+            forget(object)
+        }
+        inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(insertedNow), NSUpdatedObjectsKey: Set(updatedNow), NSDeletedObjectsKey: Set(deletedNow),
+        ])
+        for object in insertedNow + updatedNow + deletedNow { object.didSave() }
+    }
+}
+
+extension NSManagedObject {
+    /// The delete rule's nullify: `deleted` no longer appears in this object's inverse of `relationship`.
+    func removeInverse(of deleted: NSManagedObject, through relationship: NSRelationshipDescription) {
+        guard let inverse = relationship.inverseRelationship, !state.isDeleted else { return }
+        if inverse.isToMany {
+            let members = toManyMembers(relationshipValue(for: inverse))
+            guard members.contains(where: { $0 === deleted }) else { return }
+            let remaining = members.filter { $0 !== deleted }
+            willChangeValue(forKey: inverse.name)
+            setPrimitiveValue(inverse.isOrdered ? NSOrderedSet(array: remaining) : Set(remaining), forKey: inverse.name)
+            didChangeValue(forKey: inverse.name)
+        } else if relationshipValue(for: inverse) as? NSManagedObject === deleted {
+            willChangeValue(forKey: inverse.name)
+            setPrimitiveValue(nil, forKey: inverse.name)
+            didChangeValue(forKey: inverse.name)
+        }
+    }
+}
+
+extension Notification.Name {
+    /// Posted by a context before it saves.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
+    /// Posted by a context after it saved; `userInfo` holds the saved objects under
+    /// ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey`` and ``NSDeletedObjectsKey``.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    /// Posted when a context's objects change.
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+}
+
+/// Notification key: the inserted objects.
+public let NSInsertedObjectsKey = "inserted"
+/// Notification key: the updated objects.
+public let NSUpdatedObjectsKey = "updated"
+/// Notification key: the deleted objects.
+public let NSDeletedObjectsKey = "deleted"
+/// Notification key: the refreshed objects.
+public let NSRefreshedObjectsKey = "refreshed"
+/// Notification key: the invalidated objects.
+public let NSInvalidatedObjectsKey = "invalidated"

@@ -1,0 +1,339 @@
+import Foundation
+
+/// A scratchpad of managed objects: you insert, change and delete objects here, and
+/// ``save()`` writes all of it to the persistent stores in one transaction.
+///
+/// A context is not thread-safe: use a main-queue context on the main thread, and a
+/// private-queue context inside ``perform(_:)`` or ``performAndWait(_:)``.
+open class NSManagedObjectContext {
+    /// How a context confines its work. Raw values match Core Data's.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated: the context belongs to the thread that uses it.
+        case confinementConcurrencyType = 0
+        /// The context owns a private serial queue; use it through `perform`.
+        case privateQueueConcurrencyType = 1
+        /// The context belongs to the main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator the context fetches from and saves to.
+    public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        didSet { persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) } }
+    }
+    /// A name for debugging.
+    public var name: String?
+    /// Whether a fault whose row another context deleted reads as a deleted object
+    /// (`true`, the default) or stops the program.
+    public var shouldDeleteInaccessibleFaults: Bool = true
+
+    /// The serial queue of a private-queue context.
+    private let queue: DispatchQueue?
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Objects with a permanent ID, held weakly as Core Data does: an unchanged object the
+    /// program no longer references leaves the context.
+    private var permanentObjects: [PermanentKey: WeakObject] = [:]
+    /// Inserted objects with a temporary ID, by that ID.
+    private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
+    /// Changed objects, strongly held until saved or rolled back, in the order they changed.
+    var inserted = ObjectList(), updated = ObjectList(), deleted = ObjectList()
+    /// Deleted objects whose delete rules have not run yet.
+    var deletionsToProcess = ObjectList()
+
+    /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        if concurrencyType == .privateQueueConcurrencyType {
+            let queue = DispatchQueue(label: "NSManagedObjectContext")
+            self.queue = queue
+            queue.setSpecific(key: queueKey, value: ObjectIdentifier(queue))
+        } else {
+            self.queue = nil
+        }
+    }
+
+    // MARK: Concurrency
+
+    /// Runs `block` on the context's queue, asynchronously.
+    open func perform(_ block: @escaping () -> Void) {
+        if let queue { queue.async(execute: block) } else { DispatchQueue.main.async(execute: block) }
+    }
+
+    /// Runs `block` on the context's queue and waits for it. Reentrant.
+    open func performAndWait(_ block: () -> Void) {
+        if let queue {
+            if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }
+        } else if Thread.isMainThread || concurrencyType == .confinementConcurrencyType {
+            block()
+        } else {
+            DispatchQueue.main.sync(execute: block)
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its result.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        var result: Result<T, Error>!
+        withoutActuallyEscaping(block) { block in
+            performAndWait { result = Result { try block() } }
+        }
+        switch result! {
+        case .success(let value): return value
+        case .failure(let error): return try { throw error }()
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its result, without blocking a thread.
+    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            perform { continuation.resume(with: Result { try block() }) }
+        }
+    }
+
+    // MARK: Registered objects
+
+    /// Whether the context has unsaved inserts, changes or deletions.
+    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<NSManagedObject> { Set(inserted.objects) }
+    /// Objects changed since the last save (not counting inserted or deleted ones).
+    public var updatedObjects: Set<NSManagedObject> { Set(updated.objects) }
+    /// Objects deleted since the last save.
+    public var deletedObjects: Set<NSManagedObject> { Set(deleted.objects) }
+    /// Every object the context currently knows.
+    public var registeredObjects: Set<NSManagedObject> {
+        Set(permanentObjects.values.compactMap(\.object)).union(temporaryObjects.values)
+    }
+
+    /// Adds `object` to the context; it is written at the next save.
+    open func insert(_ object: NSManagedObject) {
+        if object.managedObjectContext === self {
+            if object.state.isDeleted, deleted.remove(object) {
+                object.state.isDeleted = false
+            }
+            return
+        }
+        guard object.managedObjectContext == nil else {
+            fatalError("An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
+        }
+        guard !object.entity.isAbstract else {
+            fatalError("Cannot create an instance of the abstract entity \(object.entity.name ?? "(null)").")
+        }
+        object.managedObjectContext = self
+        object.state.isInserted = true
+        temporaryObjects[ObjectIdentifier(object.objectID)] = object
+        inserted.append(object)
+        ManagedObjectClasses.noteClass(type(of: object))
+        object.awakeFromInsert()
+    }
+
+    /// Marks `object` for deletion at the next save; its delete rules run then (or at
+    /// ``processPendingChanges()``). An object inserted and never saved simply goes away.
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self, !object.state.isDeleted else { return }
+        if object.state.isInserted {
+            object.state.isDeleted = true
+            applyDeleteRules(to: object)
+            inserted.remove(object)
+            updated.remove(object)
+            forget(object)
+            return
+        }
+        object.fulfillFaultIfNeeded()
+        object.state.isDeleted = true
+        updated.remove(object)
+        deleted.append(object)
+        deletionsToProcess.append(object)
+    }
+
+    /// The object with `objectID`: the registered one, or a fault that loads when touched.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let registered = registeredObject(for: objectID) { return registered }
+        guard let key = objectID.storeKey, let store = objectID.persistentStore else {
+            fatalError("Object's persistent store is not reachable from this NSManagedObjectContext's coordinator")
+        }
+        return object(for: key, in: store)
+    }
+
+    /// The object with `objectID`, loaded; throws ``NSManagedObjectReferentialIntegrityError``
+    /// (133000) when its row does not exist.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let registered = registeredObject(for: objectID), !registered.state.isFault, !registered.state.isInaccessible {
+            return registered
+        }
+        guard let key = objectID.storeKey, let store = objectID.persistentStore,
+            let row = try store.engine.fetchRows(for: [key]).first
+        else {
+            throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
+        }
+        store.rowCache.store(row)
+        let object = object(for: key, in: store)
+        object.fulfillFaultIfNeeded()
+        return object
+    }
+
+    /// The object with `objectID` if the context has it registered, else `nil`.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        if objectID.isTemporaryID { return temporaryObjects[ObjectIdentifier(objectID)] }
+        guard let key = objectID.storeKey, let store = objectID.persistentStore else { return nil }
+        return permanentObjects[PermanentKey(store: store, key: key)]?.object
+    }
+
+    // MARK: Internals shared with objects, fetching and saving
+
+    /// The registered object for a stored row, or a new fault for it.
+    func object(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject {
+        let registryKey = PermanentKey(store: store, key: key)
+        if let registered = permanentObjects[registryKey]?.object { return registered }
+        guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
+            fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
+        }
+        let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
+        permanentObjects[registryKey] = WeakObject(object)
+        return object
+    }
+
+    /// The object `key` names in the store that holds `owner`.
+    func object(for key: StoreKey, storeOf owner: NSManagedObject) -> NSManagedObject? {
+        guard let store = owner.objectID.persistentStore else { return nil }
+        return object(for: key, in: store)
+    }
+
+    /// The ID `key` names in the store that holds `owner`, without registering an object.
+    func objectID(for key: StoreKey, storeOf owner: NSManagedObject) -> NSManagedObjectID? {
+        guard let store = owner.objectID.persistentStore else { return nil }
+        if let registered = permanentObjects[PermanentKey(store: store, key: key)]?.object { return registered.objectID }
+        return persistentStoreCoordinator?.objectID(for: key, in: store)
+    }
+
+    /// Registers `object` under its new permanent ID.
+    func register(_ object: NSManagedObject, permanentID id: NSManagedObjectID) {
+        temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+        object.objectID = id
+        if let key = id.storeKey, let store = id.persistentStore {
+            permanentObjects[PermanentKey(store: store, key: key)] = WeakObject(object)
+        }
+    }
+
+    /// Removes `object` from the context's registry and detaches it.
+    func forget(_ object: NSManagedObject) {
+        if let key = object.objectID.storeKey, let store = object.objectID.persistentStore {
+            permanentObjects[PermanentKey(store: store, key: key)] = nil
+        } else {
+            temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+        }
+        object.managedObjectContext = nil
+    }
+
+    /// Forgets every object.
+    func forgetAll() {
+        for object in registeredObjects { object.managedObjectContext = nil }
+        permanentObjects.removeAll()
+        temporaryObjects.removeAll()
+        inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList()
+    }
+
+    /// Called when a property of `object` first changes after a save or fetch.
+    func objectDidChange(_ object: NSManagedObject) {
+        guard !object.state.isInserted, !object.state.isDeleted else { return }
+        updated.append(object)
+    }
+
+    /// Loads a fault's values: from the row cache when it has them, else from the store.
+    func fulfillFault(_ object: NSManagedObject) {
+        guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
+            object.state.isFault = false
+            return
+        }
+        var row = store.rowCache.row(for: key)
+        if row == nil, let fetched = try? store.engine.fetchRows(for: [key]).first {
+            store.rowCache.store(fetched)
+            row = fetched
+        }
+        guard let row else {
+            guard shouldDeleteInaccessibleFaults else {
+                fatalError("CoreData could not fulfill a fault for '\(object.objectID)'")
+            }
+            object.state.isFault = false
+            object.state.isInaccessible = true
+            object.state.isDeleted = true
+            object.state.values = [:]
+            return
+        }
+        object.state.snapshot = row
+        object.state.values = row.attributes
+        object.state.loadedRelationships = []
+        object.state.isFault = false
+        object.awakeFromFetch()
+    }
+
+    /// The stored value of a relationship of `object`: the related object for a to-one,
+    /// a `Set` or `NSOrderedSet` for a to-many.
+    func loadRelationship(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> Any? {
+        guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
+            return object.emptyValue(for: relationship)
+        }
+        if !relationship.isToMany {
+            return object.state.snapshot?.toOne[relationship.name].map { self.object(for: $0, in: store) }
+        }
+        let keys = (try? store.engine.destinationKeys(of: relationship, from: key)) ?? []
+        let members = keys.map { self.object(for: $0, in: store) }
+        return relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
+    }
+}
+
+/// Identifies a permanent object in a context: its store and row.
+struct PermanentKey: Hashable {
+    let store: ObjectIdentifier
+    let key: StoreKey
+    init(store: NSPersistentStore, key: StoreKey) {
+        self.store = ObjectIdentifier(store)
+        self.key = key
+    }
+}
+
+/// A weak reference to a registered object.
+final class WeakObject {
+    weak var object: NSManagedObject?
+    init(_ object: NSManagedObject) { self.object = object }
+}
+
+/// Objects in the order they were added, with constant-time membership and removal.
+struct ObjectList {
+    /// Slots in insertion order; removed objects leave `nil` until the next compaction.
+    private var slots: [NSManagedObject?] = []
+    private var positions: [ObjectIdentifier: Int] = [:]
+
+    var isEmpty: Bool { positions.isEmpty }
+    var count: Int { positions.count }
+    /// The objects, in the order they were added.
+    var objects: [NSManagedObject] { slots.compactMap { $0 } }
+
+    func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
+
+    mutating func append(_ object: NSManagedObject) {
+        guard positions[ObjectIdentifier(object)] == nil else { return }
+        positions[ObjectIdentifier(object)] = slots.count
+        slots.append(object)
+    }
+
+    @discardableResult
+    mutating func remove(_ object: NSManagedObject) -> Bool {
+        guard let index = positions.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        slots[index] = nil
+        if slots.count > 32, positions.count < slots.count / 2 { compact() }
+        return true
+    }
+
+    private mutating func compact() {
+        slots = slots.filter { $0 != nil }
+        for (index, object) in slots.enumerated() { positions[ObjectIdentifier(object!)] = index }
+    }
+}
+
+extension NSManagedObjectID {
+    /// An ID for a row whose coordinator is gone (its entity taken from the store).
+    static func orphan(key: StoreKey, store: NSPersistentStore) -> NSManagedObjectID? {
+        store.engine.entity(forNumber: key.entityNumber).map { NSManagedObjectID(store: store, key: key, entity: $0) }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// One save's work: which rows to insert, update and delete in which store, built from
+/// a context's pending changes and written in one transaction per store.
+final class SavePlan {
+    private struct StoreWork {
+        var inserted: [NSManagedObject] = []
+        var updated: [NSManagedObject] = []
+        var deleted: [NSManagedObject] = []
+    }
+
+    private var stores: [NSPersistentStore] = []
+    private var work: [ObjectIdentifier: StoreWork] = [:]
+    private var storeOfObject: [ObjectIdentifier: NSPersistentStore] = [:]
+    /// Keys given to inserted objects in this save, by object.
+    private var assignedKeys: [ObjectIdentifier: StoreKey] = [:]
+    /// The rows written, with their objects: the new snapshots once the save commits.
+    private(set) var writtenRows: [(NSManagedObject, StoreRow)] = []
+    /// The updated objects that had persistent changes to write.
+    private(set) var updatedObjects: [NSManagedObject] = []
+
+    init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
+        var order: [NSPersistentStore] = []
+        func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
+            guard let store = object.objectID.persistentStore ?? coordinator.store(for: object.entity) else {
+                throw coreDataError(NSPersistentStoreSaveError, userInfo: [
+                    NSLocalizedDescriptionKey: "No persistent store of the coordinator holds the entity \(object.entity.name ?? "(null)"); it cannot be saved.",
+                    NSAffectedObjectsErrorKey: [object],
+                ])
+            }
+            if work[ObjectIdentifier(store)] == nil { order.append(store) }
+            work[ObjectIdentifier(store), default: StoreWork()][keyPath: path].append(object)
+            storeOfObject[ObjectIdentifier(object)] = store
+        }
+        for object in context.inserted.objects { try add(object, \.inserted) }
+        for object in context.updated.objects where SavePlan.hasPersistentChanges(object) {
+            try add(object, \.updated)
+            updatedObjects.append(object)
+        }
+        for object in context.deleted.objects where !object.state.isInaccessible { try add(object, \.deleted) }
+        stores = order
+        for store in stores where store.isReadOnly {
+            throw coreDataError(NSPersistentStoreSaveError, userInfo: [
+                NSLocalizedDescriptionKey: "The store \(store.url?.lastPathComponent ?? "(memory)") is read-only; it cannot be saved to.",
+                NSAffectedStoresErrorKey: [store],
+            ])
+        }
+    }
+
+    /// The store `object` is written to.
+    func store(of object: NSManagedObject) -> NSPersistentStore? { storeOfObject[ObjectIdentifier(object)] }
+
+    /// Writes every store's rows, each store in one transaction, then updates the row caches.
+    func write() throws {
+        for store in stores {
+            let storeWork = work[ObjectIdentifier(store)]!
+            var rows: [(NSManagedObject, StoreRow)] = []
+            try store.engine.performSave { transaction in
+                rows = try write(storeWork, to: store, in: transaction)
+            }
+            store.rowCache.store(rows.map(\.1))
+            writtenRows += rows
+        }
+    }
+
+    private func write(_ storeWork: StoreWork, to store: NSPersistentStore, in transaction: SQLiteSaveTransaction) throws -> [(NSManagedObject, StoreRow)] {
+        let engine = store.engine
+        // Keys first, so rows can point at objects inserted in the same save.
+        for (entity, group) in SavePlan.byEntity(storeWork.inserted.filter { $0.objectID.isTemporaryID }) {
+            let keys = try transaction.allocatePrimaryKeys(for: entity, count: group.count)
+            let number = engine.entityNumber(for: entity)
+            for (object, primaryKey) in zip(group, keys) {
+                assignedKeys[ObjectIdentifier(object)] = StoreKey(entityNumber: number, primaryKey: primaryKey)
+            }
+        }
+        var rows: [(NSManagedObject, StoreRow)] = []
+        for object in storeWork.inserted {
+            let row = makeRow(object, key: key(of: object)!, version: 1)
+            try transaction.insert(row)
+            rows.append((object, row))
+        }
+        var conflicts: [NSManagedObject] = []
+        for object in storeWork.updated {
+            let committed = object.state.snapshot!
+            let row = makeRow(object, key: committed.key, version: committed.version + 1)
+            if try transaction.update(row, expectedVersion: committed.version) {
+                rows.append((object, row))
+            } else {
+                conflicts.append(object)
+            }
+        }
+        if !conflicts.isEmpty {
+            throw coreDataError(NSManagedObjectMergeError, userInfo: [
+                NSLocalizedDescriptionKey: "Could not merge changes.",
+                "conflictList": conflicts.map { "\($0.objectID): changed in the store since it was fetched" },
+                NSAffectedObjectsErrorKey: conflicts,
+            ])
+        }
+        for object in storeWork.inserted + storeWork.updated {
+            for relationship in object.entity.propertyTable.relationships
+            where relationship.isToMany && !relationship.isTransient && object.state.loadedRelationships.contains(relationship.name)
+                && (object.state.isInserted || object.state.changedKeys.contains(relationship.name))
+            {
+                let destinations = toManyMembers(object.state.values[relationship.name]).compactMap { key(of: $0) }
+                try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
+            }
+        }
+        for object in storeWork.deleted {
+            if let key = object.objectID.storeKey { try transaction.delete(key) }
+        }
+        return rows
+    }
+
+    /// The row an object's current values make.
+    private func makeRow(_ object: NSManagedObject, key: StoreKey, version: Int64) -> StoreRow {
+        let table = object.entity.propertyTable
+        var attributes = object.state.values
+        if table.hasTransientAttributes || !object.state.loadedRelationships.isEmpty {
+            // Keep only persistent attributes (values also hold transients and relationships).
+            attributes = [:]
+            for attribute in table.persistentAttributes {
+                if let value = object.state.values[attribute.name] { attributes[attribute.name] = value }
+            }
+        }
+        var toOne: [String: StoreKey] = [:]
+        for relationship in table.relationships where !relationship.isToMany && !relationship.isTransient {
+            if object.state.loadedRelationships.contains(relationship.name) {
+                if let destination = object.state.values[relationship.name] as? NSManagedObject, let destinationKey = self.key(of: destination) {
+                    toOne[relationship.name] = destinationKey
+                }
+            } else if let stored = object.state.snapshot?.toOne[relationship.name] {
+                toOne[relationship.name] = stored
+            }
+        }
+        return StoreRow(key: key, entity: object.entity, version: version, attributes: attributes, toOne: toOne)
+    }
+
+    /// The row key of `object`: permanent, or assigned in this save.
+    private func key(of object: NSManagedObject) -> StoreKey? {
+        object.objectID.storeKey ?? assignedKeys[ObjectIdentifier(object)]
+    }
+
+    /// Whether an updated object changed anything the store keeps.
+    private static func hasPersistentChanges(_ object: NSManagedObject) -> Bool {
+        let table = object.entity.propertyTable
+        return object.state.changedKeys.contains { key in
+            guard let property = table.byName[key] else { return false }
+            return !property.isTransient
+        }
+    }
+
+    /// Objects grouped by the store that holds their entity, stores in first-use order.
+    static func group(_ objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws -> [(NSPersistentStore, [NSManagedObject])] {
+        var groups: [(NSPersistentStore, [NSManagedObject])] = []
+        for object in objects {
+            guard let store = coordinator.store(for: object.entity) else {
+                throw coreDataError(NSPersistentStoreSaveError, userInfo: [
+                    NSLocalizedDescriptionKey: "No persistent store of the coordinator holds the entity \(object.entity.name ?? "(null)")."
+                ])
+            }
+            if let index = groups.firstIndex(where: { $0.0 === store }) { groups[index].1.append(object) } else { groups.append((store, [object])) }
+        }
+        return groups
+    }
+
+    /// Objects grouped by entity, entities and objects in first-seen order.
+    static func byEntity(_ objects: [NSManagedObject]) -> [(NSEntityDescription, [NSManagedObject])] {
+        var groups: [(NSEntityDescription, [NSManagedObject])] = []
+        var index: [ObjectIdentifier: Int] = [:]
+        for object in objects {
+            if let position = index[ObjectIdentifier(object.entity)] {
+                groups[position].1.append(object)
+            } else {
+                index[ObjectIdentifier(object.entity)] = groups.count
+                groups.append((object.entity, [object]))
+            }
+        }
+        return groups
+    }
+}

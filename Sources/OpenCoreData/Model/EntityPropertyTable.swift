@@ -1,0 +1,46 @@
+import Foundation
+
+/// An entity's properties arranged for fast lookup by managed objects and contexts.
+///
+/// Built on first use once the model is frozen (a coordinator uses it, so it can no longer
+/// change); while a model is still being edited it is rebuilt on every call.
+struct EntityPropertyTable {
+    /// Every property, inherited ones first, in model order.
+    let all: [NSPropertyDescription]
+    let byName: [String: NSPropertyDescription]
+    /// Attributes written to the store.
+    let persistentAttributes: [NSAttributeDescription]
+    let relationships: [NSRelationshipDescription]
+    /// Whether any attribute is transient (kept in memory only).
+    let hasTransientAttributes: Bool
+    /// Names of the properties written to the store.
+    let persistentNames: [String]
+    /// The model's default values, stored types, by name: a new object's starting values.
+    let defaultValues: [String: Any]
+
+    init(entity: NSEntityDescription) {
+        all = entity.properties
+        byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        let attributes = all.compactMap { $0 as? NSAttributeDescription }
+        persistentAttributes = attributes.filter { !$0.isTransient }
+        relationships = all.compactMap { $0 as? NSRelationshipDescription }
+        hasTransientAttributes = attributes.contains { $0.isTransient }
+        persistentNames = all.filter { !$0.isTransient }.map(\.name)
+        var defaults: [String: Any] = [:]
+        for attribute in attributes {
+            guard let value = attribute.defaultValue, let stored = AttributeValues.convert(value, to: attribute.attributeType) else { continue }
+            defaults[attribute.name] = stored
+        }
+        defaultValues = defaults
+    }
+}
+
+extension NSEntityDescription {
+    /// This entity's ``EntityPropertyTable``.
+    var propertyTable: EntityPropertyTable {
+        if let cached = cachedPropertyTable { return cached }
+        let table = EntityPropertyTable(entity: self)
+        if managedObjectModel?.isEditable == false { cachedPropertyTable = table }
+        return table
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Converts attribute values between what callers hand in, what objects and stores keep
+/// (one Swift type per attribute type), and what key-value coding hands out
+/// (`NSNumber` for numbers, as Core Data's `NSNumber`-backed attributes do).
+enum AttributeValues {
+    /// `value` in the stored Swift type of `attribute`'s type, or `nil`.
+    ///
+    /// Any number is accepted for a numeric or Boolean attribute; a value of another kind
+    /// stops the program with Core Data's "Unacceptable type of value" message.
+    static func stored(_ value: Any?, for attribute: NSAttributeDescription, object: NSManagedObject) -> Any? {
+        guard let value = CocoaFormatter.unwrap(value), !(value is NSNull) else { return nil }
+        if let converted = convert(value, to: attribute.attributeType) { return converted }
+        fatalError(
+            "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
+    }
+
+    /// `value` converted to the stored type of `type`; `nil` when it is of the wrong kind.
+    /// Transformable and undefined attributes keep any value.
+    static func convert(_ value: Any, to type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType: return integer(value).map { Int16(truncatingIfNeeded: $0) }
+        case .integer32AttributeType: return integer(value).map { Int32(truncatingIfNeeded: $0) }
+        case .integer64AttributeType: return integer(value)
+        case .doubleAttributeType: return double(value)
+        case .floatAttributeType: return double(value).map { Float($0) }
+        case .booleanAttributeType:
+            if let flag = value as? Bool { return flag }
+            return integer(value).map { $0 != 0 }
+        case .decimalAttributeType:
+            switch value {
+            case let decimal as Decimal: return decimal
+            case let number as NSDecimalNumber: return number.decimalValue
+            default: return AttributeValidationNumber.decimal(value)
+            }
+        case .stringAttributeType:
+            if let string = value as? String { return string }
+            return (value as? NSString).map { String($0) }
+        case .dateAttributeType:
+            if let date = value as? Date { return date }
+            return (value as? NSDate).map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
+        case .binaryDataAttributeType:
+            if let data = value as? Data { return data }
+            return (value as? NSData).map { Data($0) }
+        case .UUIDAttributeType:
+            if let uuid = value as? UUID { return uuid }
+            return (value as? NSUUID).map { UUID(uuidString: $0.uuidString)! }
+        case .URIAttributeType:
+            if let url = value as? URL { return url }
+            return (value as? NSURL).flatMap { $0.absoluteURL }
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
+            return value
+        }
+    }
+
+    /// The stored value as `value(forKey:)` returns it: numbers and Booleans as `NSNumber`,
+    /// decimals as `NSDecimalNumber`, everything else as stored.
+    static func `public`(_ stored: Any, for attribute: NSAttributeDescription) -> Any {
+        switch stored {
+        case let number as Int16: return NSNumber(value: number)
+        case let number as Int32: return NSNumber(value: number)
+        case let number as Int64: return NSNumber(value: number)
+        case let number as Double: return NSNumber(value: number)
+        case let number as Float: return NSNumber(value: number)
+        case let flag as Bool: return NSNumber(value: flag)
+        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal)
+        default: return stored
+        }
+    }
+
+    /// An integer from any Swift or Foundation number (floating point truncated, as
+    /// `NSNumber.longLongValue` does); `nil` for anything else.
+    private static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let number as Int64: return number
+        case let number as Int: return Int64(number)
+        case let number as Int32: return Int64(number)
+        case let number as Int16: return Int64(number)
+        case let number as Int8: return Int64(number)
+        case let number as UInt: return Int64(truncatingIfNeeded: number)
+        case let number as UInt64: return Int64(truncatingIfNeeded: number)
+        case let number as UInt32: return Int64(number)
+        case let number as UInt16: return Int64(number)
+        case let number as UInt8: return Int64(number)
+        case let flag as Bool: return flag ? 1 : 0
+        case let number as Double: return number.isFinite ? Int64(number) : nil
+        case let number as Float: return number.isFinite ? Int64(number) : nil
+        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).int64Value
+        case let number as NSNumber: return number.int64Value
+        default: return nil
+        }
+    }
+
+    /// A Double from any Swift or Foundation number; `nil` for anything else.
+    private static func double(_ value: Any) -> Double? {
+        switch value {
+        case let number as Double: return number
+        case let number as Float: return Double(number)
+        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
+        case let number as NSNumber: return number.doubleValue
+        default: return integer(value).map(Double.init)
+        }
+    }
+}

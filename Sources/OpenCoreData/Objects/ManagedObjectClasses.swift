@@ -1,0 +1,103 @@
+import Foundation
+
+/// Finds the Swift class of an entity's objects, and the entity of a class.
+///
+/// Core Data looks classes up by name in the Objective-C runtime. Linux has none, but
+/// Swift's runtime finds a class by its module-qualified name, so a model that says
+/// `representedClassName="Trail"` is tried as `Trail` and as `<Module>.Trail` for the
+/// modules that might hold it: the executable's, `main`, and those of every managed
+/// object class the program has used.
+enum ManagedObjectClasses {
+    private static let lock = NSLock()
+    private static var classesByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
+    private static var knownModules: [String] = []
+    /// Models used by coordinators, for `NSManagedObject.entity()`.
+    private static var models: [WeakModel] = []
+
+    private struct WeakModel { weak var model: NSManagedObjectModel? }
+
+    /// The unqualified class name, e.g. `Trail` for `main.Trail`.
+    static func className(of type: AnyClass) -> String {
+        String(describing: type)
+    }
+
+    /// Remembers `model` for ``entityInLoadedModels(for:)``.
+    static func noteModel(_ model: NSManagedObjectModel) {
+        lock.lock(); defer { lock.unlock() }
+        models.removeAll { $0.model == nil || $0.model === model }
+        models.append(WeakModel(model: model))
+    }
+
+    /// Remembers the module of a class the program uses, so names in the model resolve there.
+    static func noteClass(_ type: AnyClass) {
+        let qualified = String(reflecting: type)
+        guard let dot = qualified.firstIndex(of: ".") else { return }
+        let module = String(qualified[..<dot])
+        lock.lock(); defer { lock.unlock() }
+        if !knownModules.contains(module) { knownModules.append(module) }
+    }
+
+    /// The class to instantiate for objects of `entity`: the class the model names (or the
+    /// nearest ancestor entity's), else `NSManagedObject`.
+    static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        let id = ObjectIdentifier(entity)
+        lock.lock()
+        if let cached = classesByEntity[id] { lock.unlock(); return cached }
+        lock.unlock()
+        let resolved = resolve(entity.managedObjectClassName) ?? entity.superentity.map(objectClass(for:)) ?? NSManagedObject.self
+        lock.lock()
+        classesByEntity[id] = resolved
+        lock.unlock()
+        return resolved
+    }
+
+    /// The entity in `model` whose class is `type` (by name), if any.
+    static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        noteClass(type)
+        let name = className(of: type)
+        let qualified = String(reflecting: type)
+        return model.entities.first { entity in
+            guard let className = entity.managedObjectClassName else { return false }
+            let bare = className.hasPrefix(".") ? String(className.dropFirst()) : className
+            return bare == qualified || bare == name || bare.split(separator: ".").last.map(String.init) == name && bare.contains(".")
+        }
+    }
+
+    /// The entity of `type` in the models coordinators have used, newest first.
+    static func entityInLoadedModels(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        lock.lock()
+        let loaded = models.compactMap(\.model).reversed()
+        lock.unlock()
+        for model in loaded {
+            if let entity = entity(for: type, in: model) { return entity }
+        }
+        return nil
+    }
+
+    /// Looks a class name up in the Swift runtime, trying the likely modules.
+    private static func resolve(_ name: String?) -> NSManagedObject.Type? {
+        guard var name, !name.isEmpty, name != "NSManagedObject" else { return nil }
+        if name.hasPrefix(".") { name.removeFirst() }
+        if let type = _typeByName(name) as? NSManagedObject.Type { return type }
+        lock.lock()
+        var modules = knownModules
+        lock.unlock()
+        if let executable = CommandLine.arguments.first {
+            let base = URL(fileURLWithPath: executable).deletingPathExtension().lastPathComponent
+            modules.append(moduleName(fromFileName: base))
+        }
+        modules.append("main")
+        let bare = name.split(separator: ".").last.map(String.init) ?? name
+        for module in modules {
+            if let type = _typeByName("\(module).\(bare)") as? NSManagedObject.Type { return type }
+        }
+        return nil
+    }
+
+    /// The module name Swift derives from a file name: characters outside identifiers become `_`.
+    private static func moduleName(fromFileName name: String) -> String {
+        var result = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        if let first = result.first, first.isNumber { result = "_" + result }
+        return result
+    }
+}

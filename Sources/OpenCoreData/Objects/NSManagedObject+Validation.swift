@@ -1,0 +1,98 @@
+import Foundation
+
+#if !canImport(ObjectiveC)
+/// The pointer type of `validateValue(_:forKey:)`'s value, as Apple's Core Data declares
+/// it. Without the Objective-C runtime there is no autorelease pool, so it is a plain
+/// pointer here; code that overrides `validateValue(_:forKey:)` compiles unchanged.
+public typealias AutoreleasingUnsafeMutablePointer<Pointee> = UnsafeMutablePointer<Pointee>
+#endif
+
+extension NSManagedObject {
+    /// The model's rules for `key`, as `validateValue(_:forKey:)` checks them.
+    func modelValidateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        guard let property = entity.propertyTable.byName[key] else { return }
+        let errors: [NSError]
+        switch property {
+        case let attribute as NSAttributeDescription:
+            errors = attributeValidationErrors(value: unboxed(value.pointee), attribute: attribute, object: self)
+        case let relationship as NSRelationshipDescription:
+            errors = relationshipValidationErrors(unboxed(value.pointee), relationship: relationship)
+        default:
+            errors = []
+        }
+        if let error = combinedValidationError(errors) { throw error }
+    }
+
+    /// The Deny delete rules, as `validateForDelete()` checks them.
+    func validateDeleteRules() throws {
+        var errors: [NSError] = []
+        for relationship in entity.propertyTable.relationships where relationship.deleteRule == .denyDeleteRule {
+            let members = relationship.isToMany
+                ? toManyMembers(relationshipValue(for: relationship))
+                : (relationshipValue(for: relationship) as? NSManagedObject).map { [$0] } ?? []
+            if !members.filter({ !$0.isDeleted }).isEmpty {
+                errors.append(coreDataError(NSValidationRelationshipDeniedDeleteError, userInfo: [
+                    NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: relationship.name,
+                    NSValidationValueErrorKey: publicRelationshipValue(relationship),
+                ]))
+            }
+        }
+        if let error = combinedValidationError(errors) { throw error }
+    }
+
+    /// Runs ``validateValue(_:forKey:)`` for every property, collecting every error.
+    func validateAllProperties() throws {
+        var errors: [NSError] = []
+        for property in entity.propertyTable.all {
+            var boxed: AnyObject? = boxedValue(forKey: property.name)
+            do {
+                try withUnsafeMutablePointer(to: &boxed) { pointer in
+                    try validateValue(pointer, forKey: property.name)
+                }
+            } catch let error as NSError {
+                errors.append(error)
+            }
+        }
+        if let error = combinedValidationError(errors) { throw error }
+    }
+
+    /// The property's value as an object, as Core Data passes it to validation.
+    private func boxedValue(forKey key: String) -> AnyObject? {
+        guard let value = publicValue(primitiveValue(forKey: key), for: entity.propertyTable.byName[key]) else { return nil }
+        return value as AnyObject
+    }
+
+    private func publicRelationshipValue(_ relationship: NSRelationshipDescription) -> Any {
+        let value = relationshipValue(for: relationship)
+        if relationship.isToMany, let set = value as? Set<NSManagedObject> { return NSSet(set: set) }
+        return value ?? NSNull()
+    }
+
+    /// Relationship rules: a missing mandatory to-one (1570), too few (1580) or too many
+    /// (1590) objects in a to-many.
+    private func relationshipValidationErrors(_ value: Any?, relationship: NSRelationshipDescription) -> [NSError] {
+        var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: relationship.name]
+        guard relationship.isToMany else {
+            if value == nil, !relationship.isOptional {
+                return [coreDataError(NSValidationMissingMandatoryPropertyError, userInfo: info)]
+            }
+            return []
+        }
+        let count = toManyMembers(value).count
+        info[NSValidationValueErrorKey] = value ?? NSSet()
+        if count == 0, relationship.isOptional { return [] }
+        if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {
+            return [coreDataError(NSValidationRelationshipLacksMinimumCountError, userInfo: info)]
+        }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            return [coreDataError(NSValidationRelationshipExceedsMaximumCountError, userInfo: info)]
+        }
+        return []
+    }
+
+    /// Undoes the boxing of `validateValue`'s pointer: `NSNull` and `nil` are nil.
+    private func unboxed(_ object: AnyObject?) -> Any? {
+        guard let object, !(object is NSNull) else { return nil }
+        return object
+    }
+}

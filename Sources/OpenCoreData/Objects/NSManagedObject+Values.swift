@@ -1,0 +1,178 @@
+import Foundation
+
+extension NSManagedObject {
+    // MARK: Key-value coding
+
+    /// The value of the property `key`, loading the object first when it is a fault.
+    ///
+    /// Numbers and Booleans come back as `NSNumber` (cast them with `as? Double`, `as? Int`,
+    /// …), decimals as `NSDecimalNumber`, to-one relationships as the related object and
+    /// to-many ones as a `Set` (or `NSOrderedSet` when ordered). Stops the program for a key
+    /// the entity does not have, as Core Data does.
+    func kvcValue(forKey key: String) -> Any? {
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        let property = property(forKey: key, accessing: true)
+        return publicValue(primitiveValue(forKey: key), for: property)
+    }
+
+    /// Sets the property `key`, recording the change for the next save and keeping the
+    /// inverse of a relationship in step.
+    ///
+    /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
+    /// (a string for a number, say) stops the program with Core Data's message.
+    func kvcSetValue(_ value: Any?, forKey key: String) {
+        let property = property(forKey: key, accessing: false)
+        if let relationship = property as? NSRelationshipDescription {
+            setRelationshipValue(value, for: relationship)
+            return
+        }
+        let attribute = property as! NSAttributeDescription
+        let stored = AttributeValues.stored(value, for: attribute, object: self)
+        willChangeValue(forKey: key)
+        setPrimitiveValue(stored, forKey: key)
+        didChangeValue(forKey: key)
+    }
+
+    /// Follows a dotted key path (`"trail.region"`) through to-one relationships, mapping
+    /// over to-many ones.
+    func kvcValue(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        let first = String(keyPath[..<dot])
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        switch value(forKey: first) {
+        case let object as NSManagedObject: return object.value(forKeyPath: rest)
+        case let set as Set<NSManagedObject>: return Set(set.compactMap { $0.value(forKeyPath: rest) as? AnyHashable })
+        case let ordered as NSOrderedSet: return ordered.array.compactMap { ($0 as? NSManagedObject)?.value(forKeyPath: rest) }
+        default: return nil
+        }
+    }
+
+    // MARK: Primitive access
+
+    /// The stored value of `key` without change or access notifications: what custom
+    /// accessors read.
+    func storedPrimitiveValue(forKey key: String) -> Any? {
+        fulfillFaultIfNeeded()
+        if let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription {
+            return relationshipValue(for: relationship)
+        }
+        return state.values[key]
+    }
+
+    /// Stores `value` for `key` without notifications: what custom setters write between
+    /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
+    func storePrimitiveValue(_ value: Any?, forKey key: String) {
+        fulfillFaultIfNeeded()
+        state.values[key] = CocoaFormatter.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        if entity.propertyTable.byName[key] is NSRelationshipDescription { state.loadedRelationships.insert(key) }
+        noteChange(forKey: key)
+    }
+
+
+    // MARK: Typed access for @Managed
+
+    /// The value of `key` as `T`: what a `@Managed` getter calls. A missing value is `nil`
+    /// for optional types and zero or `false` for scalars.
+    public func managedValue<T>(forKey key: String) -> T {
+        let raw = value(forKey: key)
+        if let direct = raw as? T { return direct }
+        if let stored = primitiveValue(forKey: key), let direct = stored as? T { return direct }
+        if raw == nil {
+            if let absent = (nil as Any?) as? T { return absent }
+            if let zero = (T.self as? ManagedScalar.Type)?.managedZero as? T { return zero }
+            fatalError("\(entity.name ?? "?").\(key) is nil, but its @Managed property is declared non-optional \(T.self)")
+        }
+        fatalError("\(entity.name ?? "?").\(key) holds a \(type(of: raw!)), which is not the \(T.self) its @Managed property declares")
+    }
+
+    /// Sets `key` to `value`: what a `@Managed` setter calls.
+    public func setManagedValue<T>(_ value: T, forKey key: String) {
+        setValue(CocoaFormatter.unwrap(value), forKey: key)
+    }
+
+    // MARK: Internals
+
+    /// The property named `key`, or a stop with Core Data's key-value coding message.
+    func property(forKey key: String, accessing: Bool) -> NSPropertyDescription {
+        if let property = entity.propertyTable.byName[key] { return property }
+        let verb = accessing ? "valueForUndefinedKey:" : "setValue:forUndefinedKey:"
+        fatalError("[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> \(verb)]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
+    }
+
+    /// Loads the object's values when it is a fault.
+    func fulfillFaultIfNeeded() {
+        guard state.isFault, let context = managedObjectContext else { return }
+        context.fulfillFault(self)
+    }
+
+    /// Records that `key` changed, so the context saves the object.
+    func noteChange(forKey key: String) {
+        state.changedKeys.insert(key)
+        guard !state.isUpdated else { return }
+        state.isUpdated = true
+        managedObjectContext?.objectDidChange(self)
+    }
+
+    /// The saved value of `key`: the snapshot's attribute, or the object a to-one pointed at.
+    func committedValue(forKey key: String) -> Any? {
+        guard let snapshot = state.snapshot else { return nil }
+        if let related = snapshot.toOne[key] {
+            return managedObjectContext?.object(for: related, storeOf: self)
+        }
+        return snapshot.attributes[key]
+    }
+
+    /// A stored value as key-value coding hands it out.
+    func publicValue(_ stored: Any?, for property: NSPropertyDescription?) -> Any? {
+        guard let stored else { return nil }
+        guard let attribute = property as? NSAttributeDescription else { return stored }
+        return AttributeValues.public(stored, for: attribute)
+    }
+
+    /// The `key = value;` pairs of the description: every property, relationships as Core
+    /// Data prints them (faults, object IDs).
+    func descriptionPairs() -> [(key: String, value: Any?)] {
+        let table = entity.propertyTable
+        return table.all.map { property in
+            guard let relationship = property as? NSRelationshipDescription else {
+                return (property.name, state.values[property.name].map { AttributeValues.public($0, for: property as! NSAttributeDescription) })
+            }
+            if relationship.isToMany {
+                guard state.loadedRelationships.contains(property.name) || state.isInserted else {
+                    return (property.name, "<relationship fault: \(cocoaAddress(of: relationship)) '\(property.name)'>")
+                }
+                let members = toManyMembers(state.values[property.name])
+                return (property.name, members.map { $0.objectID.description })
+            }
+            if state.loadedRelationships.contains(property.name) {
+                return (property.name, (state.values[property.name] as? NSManagedObject)?.objectID.description)
+            }
+            guard let key = state.snapshot?.toOne[property.name] else { return (property.name, nil) }
+            return (property.name, managedObjectContext?.objectID(for: key, storeOf: self)?.description)
+        }
+    }
+}
+
+/// Swift scalar types a `@Managed` property can have, with the value a missing one reads as.
+public protocol ManagedScalar {
+    static var managedZero: Self { get }
+}
+extension Int: ManagedScalar { public static var managedZero: Int { 0 } }
+extension Int16: ManagedScalar { public static var managedZero: Int16 { 0 } }
+extension Int32: ManagedScalar { public static var managedZero: Int32 { 0 } }
+extension Int64: ManagedScalar { public static var managedZero: Int64 { 0 } }
+extension Double: ManagedScalar { public static var managedZero: Double { 0 } }
+extension Float: ManagedScalar { public static var managedZero: Float { 0 } }
+extension Bool: ManagedScalar { public static var managedZero: Bool { false } }
+extension Decimal: ManagedScalar { public static var managedZero: Decimal { 0 } }
+
+/// Whether two stored values are the same, for change detection.
+func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
+    switch (a, b) {
+    case (nil, nil): return true
+    case (nil, _), (_, nil): return false
+    case let (x as AnyHashable, y as AnyHashable): return x == y
+    case let (x as AnyObject, y as AnyObject): return x === y
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+
+/// A result a fetch request can return: managed objects, object IDs, dictionaries or counts.
+public protocol NSFetchRequestResult: AnyObject {}
+
+extension NSNumber: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+extension NSManagedObjectID: NSFetchRequestResult {}
+
+/// The base class of every object Core Data manages: its values are stored in the
+/// context's persistent stores, its changes are tracked, and it is loaded lazily.
+///
+/// Use it directly with `value(forKey:)` and `setValue(_:forKey:)`, or subclass it with
+/// `@Managed` properties:
+///
+/// ```swift
+/// final class Trail: NSManagedObject {
+///     @Managed var name: String?
+///     @Managed var rating: Double
+/// }
+/// ```
+open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
+    /// The entity the object is an instance of.
+    public let entity: NSEntityDescription
+    /// The context the object lives in; `nil` once it is deleted and saved, or before it is inserted.
+    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    /// The object's identity: temporary until the object is saved, then permanent.
+    public internal(set) var objectID: NSManagedObjectID
+    /// Values, snapshot and change flags. Only the owning context's queue touches it.
+    var state = ManagedObjectState()
+
+    /// Creates an object of `entity` and, when `context` is given, inserts it there.
+    ///
+    /// Default values from the model are set, then ``awakeFromInsert()`` runs once the
+    /// object is in a context.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = NSManagedObjectID(temporaryFor: entity)
+        super.init()
+        state.values = entity.propertyTable.defaultValues
+        if let context { context.insert(self) }
+    }
+
+    /// Creates an object of the entity whose class is this class and inserts it into `context`.
+    ///
+    /// Stops the program when the context's model has no entity for the class, as Core Data does.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel,
+            let entity = ManagedObjectClasses.entity(for: Self.self, in: model)
+        else {
+            fatalError("An NSManagedObject of class '\(ManagedObjectClasses.className(of: Self.self))' must have a valid NSEntityDescription.")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// Makes an empty fault for a stored row, without defaults or insertion.
+    static func makeFault(of entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
+        let type = ManagedObjectClasses.objectClass(for: entity)
+        let object = type.init(entity: entity, insertInto: nil)
+        object.objectID = id
+        object.managedObjectContext = context
+        object.state.values = [:]
+        object.state.isFault = true
+        return object
+    }
+
+    /// The entity of this class in the models loaded so far: what Xcode's generated code
+    /// calls in `fetchRequest()`.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ManagedObjectClasses.entityInLoadedModels(for: self) else {
+            fatalError("+entity: \(ManagedObjectClasses.className(of: self)) is not a subclass of NSManagedObject with an entity in any loaded model.")
+        }
+        return entity
+    }
+
+    /// A fetch request for this class's entity.
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? ManagedObjectClasses.className(of: self))
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { state.isInserted }
+    /// Whether the object has unsaved changes to its properties.
+    public var isUpdated: Bool { state.isUpdated && !state.isInserted && !state.isDeleted }
+    /// Whether the object will be deleted at the next save.
+    public var isDeleted: Bool { state.isDeleted }
+    /// Whether the object's values are not loaded yet; touching a property loads them.
+    public var isFault: Bool { state.isFault }
+    /// Whether the object is inserted, updated or deleted and not yet saved.
+    public var hasChanges: Bool { state.isInserted || state.isDeleted || state.isUpdated }
+    /// Whether any persistent property differs from its saved value.
+    public var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+
+    /// The persistent properties whose values changed since the last save, with their new values.
+    public func changedValues() -> [String: Any] {
+        guard !state.isFault else { return [:] }
+        var changes: [String: Any] = [:]
+        let table = entity.propertyTable
+        for key in state.changedKeys {
+            guard let property = table.byName[key], !property.isTransient else { continue }
+            if state.isInserted || !valueEquals(committedValue(forKey: key), state.values[key]) {
+                changes[key] = publicValue(state.values[key], for: property) ?? NSNull()
+            }
+        }
+        return changes
+    }
+
+    /// The last saved values of `keys` (all persistent properties when `nil`); `NSNull`
+    /// stands for nil. Empty for an object that was never saved.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard !state.isInserted else { return [:] }
+        fulfillFaultIfNeeded()
+        let table = entity.propertyTable
+        let names = keys ?? table.persistentNames
+        var result: [String: Any] = [:]
+        for key in names {
+            guard let property = table.byName[key], !property.isTransient else { continue }
+            result[key] = publicValue(committedValue(forKey: key), for: property) ?? NSNull()
+        }
+        return result
+    }
+
+    // MARK: Key-value coding (open here so subclasses can override; see +Values)
+
+    /// The value of the property `key`, loading the object first when it is a fault.
+    ///
+    /// Numbers and Booleans come back as `NSNumber` (cast them with `as? Double`, `as? Int`,
+    /// …), decimals as `NSDecimalNumber`, to-one relationships as the related object and
+    /// to-many ones as a `Set` (or `NSOrderedSet` when ordered). Stops the program for a key
+    /// the entity does not have, as Core Data does.
+    open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
+
+    /// Sets the property `key`, recording the change for the next save and keeping the
+    /// inverse of a relationship in step.
+    ///
+    /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
+    /// (a string for a number, say) stops the program with Core Data's message.
+    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+
+    /// Follows a dotted key path (`"trail.region"`) through to-one relationships, mapping
+    /// over to-many ones.
+    open func value(forKeyPath keyPath: String) -> Any? { kvcValue(forKeyPath: keyPath) }
+
+    /// The stored value of `key` without change or access notifications: what custom
+    /// accessors read.
+    open func primitiveValue(forKey key: String) -> Any? { storedPrimitiveValue(forKey: key) }
+
+    /// Stores `value` for `key` without notifications: what custom setters write between
+    /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) { storePrimitiveValue(value, forKey: key) }
+
+    /// Announces a read of `key` (or of any property, with `nil`): loads a fault.
+    open func willAccessValue(forKey key: String?) { fulfillFaultIfNeeded() }
+    /// Ends a read started with ``willAccessValue(forKey:)``.
+    open func didAccessValue(forKey key: String?) {}
+    /// Announces a change of `key`: loads a fault so the old value is known.
+    open func willChangeValue(forKey key: String) { fulfillFaultIfNeeded() }
+    /// Ends a change started with ``willChangeValue(forKey:)``: records it for the next save.
+    open func didChangeValue(forKey key: String) { noteChange(forKey: key) }
+
+    // MARK: Validation (implemented in +Validation)
+
+    /// Checks `value` for the property `key` against the model's rules (mandatory, minimum
+    /// and maximum, length, pattern, date range, relationship counts).
+    ///
+    /// Override it to add your own rules; call `super` to keep the model's, and throw an
+    /// `NSError` to reject the value:
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+    ///     try super.validateValue(value, forKey: key)
+    ///     if key == "name", (value.pointee as? String)?.hasPrefix(" ") == true { throw … }
+    /// }
+    /// ```
+    open func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        try modelValidateValue(value, forKey: key)
+    }
+
+    /// Validates every property of a newly inserted object; runs at save.
+    open func validateForInsert() throws { try validateAllProperties() }
+
+    /// Validates every property of a changed object; runs at save.
+    open func validateForUpdate() throws { try validateAllProperties() }
+
+    /// Checks that the object may be deleted: a Deny rule refuses while its relationship
+    /// holds objects (``NSValidationRelationshipDeniedDeleteError``).
+    open func validateForDelete() throws { try validateDeleteRules() }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved (inserted, updated or deleted). Compute derived values here.
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is about to be deleted, before the delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Description
+
+    /// `<Trail: 0x…> (entity: Trail; id: 0x… <x-coredata://…/Trail/p1>; data: {…})`, with
+    /// `data: <fault>` while the object is a fault.
+    open override var description: String {
+        let head = "<\(ManagedObjectClasses.className(of: type(of: self))): \(cocoaAddress(of: self))> (entity: \(entity.name ?? "(null)"); id: \(objectID); data: "
+        guard !state.isFault else { return head + "<fault>)" }
+        return head + cocoaPropertyListBody(descriptionPairs()) + ")"
+    }
+
+    open override var debugDescription: String { description }
+}
+
+/// The mutable state of a managed object.
+struct ManagedObjectState {
+    /// Current values of the properties that are loaded or set (attributes in their stored
+    /// Swift type; to-one as the object; to-many as `Set` or `NSOrderedSet`). Missing means nil.
+    var values: [String: Any] = [:]
+    /// The row last read or saved: the committed values.
+    var snapshot: StoreRow?
+    var isFault = false
+    var isInserted = false
+    var isDeleted = false
+    var isUpdated = false
+    /// The fault could not be fulfilled because the row is gone.
+    var isInaccessible = false
+    /// Keys set since the last save.
+    var changedKeys: Set<String> = []
+    /// Relationships whose current value is in `values`.
+    var loadedRelationships: Set<String> = []
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// A compact, universal identifier for a managed object: the basis of uniquing.
+///
+/// A new object has a temporary ID (`x-coredata:///Trail/t<UUID>`) until it is saved or
+/// ``NSManagedObjectContext/obtainPermanentIDs(for:)`` is called; then it gets a
+/// permanent one that names its store and row (`x-coredata://<STORE-UUID>/Trail/p5`).
+///
+/// ```swift
+/// let id = trail.objectID
+/// let same = try context.existingObject(with: id)
+/// ```
+public final class NSManagedObjectID: NSObject {
+    /// The entity of the object the ID identifies.
+    public let entity: NSEntityDescription
+    /// The store that holds the object; `nil` while the ID is temporary.
+    public private(set) weak var persistentStore: NSPersistentStore?
+    /// The row the ID names; `nil` while it is temporary.
+    let storeKey: StoreKey?
+    /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI).
+    private let temporaryIdentifier: String?
+    /// The store UUID, kept so the URI survives the store being removed.
+    private let storeIdentifier: String?
+
+    /// A new temporary ID for an object of `entity`.
+    init(temporaryFor entity: NSEntityDescription) {
+        self.entity = entity
+        self.storeKey = nil
+        self.temporaryIdentifier = UUID().uuidString
+        self.storeIdentifier = nil
+        self.persistentStore = nil
+    }
+
+    /// The permanent ID of row `key` in `store`.
+    init(store: NSPersistentStore, key: StoreKey, entity: NSEntityDescription) {
+        self.entity = entity
+        self.storeKey = key
+        self.temporaryIdentifier = nil
+        self.storeIdentifier = store.identifier
+        self.persistentStore = store
+    }
+
+    /// Whether the object has not been given its permanent ID yet.
+    public var isTemporaryID: Bool { storeKey == nil }
+
+    /// An archivable URI for the ID: `x-coredata://<STORE-UUID>/<Entity>/p<PK>`, or
+    /// `x-coredata:///<Entity>/t<UUID>` for a temporary ID. Hand it back to
+    /// ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``.
+    public func uriRepresentation() -> URL {
+        URL(string: uriString)!
+    }
+
+    var uriString: String {
+        let entityName = entity.name ?? ""
+        if let key = storeKey {
+            return "x-coredata://\(storeIdentifier ?? "")/\(entityName)/p\(key.primaryKey)"
+        }
+        return "x-coredata:///\(entityName)/t\(temporaryIdentifier ?? "")"
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        if other === self { return true }
+        guard let key = storeKey, let otherKey = other.storeKey else { return false }
+        return key == otherKey && storeIdentifier == other.storeIdentifier
+    }
+
+    public override var hash: Int {
+        guard let key = storeKey else { return ObjectIdentifier(self).hashValue }
+        var hasher = Hasher()
+        hasher.combine(key)
+        hasher.combine(storeIdentifier)
+        return hasher.finalize()
+    }
+
+    /// `0x… <x-coredata://…/Trail/p1>`, as Core Data prints an ID.
+    public override var description: String {
+        "\(cocoaAddress(of: self)) <\(uriString)>"
+    }
+}
+
+/// The address of `object` as Cocoa prints one, e.g. `0x600003a8c2a0`.
+func cocoaAddress(of object: AnyObject) -> String {
+    "0x" + String(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()), radix: 16)
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The SQLite store type: one database file, saved incrementally. The default.
+public let NSSQLiteStoreType = "SQLite"
+/// A store kept in memory only; its contents are gone when the coordinator goes.
+public let NSInMemoryStoreType = "InMemory"
+
+/// A persistent store: the file (or memory) where a coordinator keeps objects' rows.
+///
+/// You rarely create one yourself: ``NSPersistentStoreCoordinator/addPersistentStore(ofType:configurationName:at:options:)``
+/// and ``NSPersistentContainer/loadPersistentStores(completionHandler:)`` do.
+open class NSPersistentStore {
+    /// The kinds of store, as Core Data's `NSPersistentStore.StoreType` names them.
+    public struct StoreType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// ``NSSQLiteStoreType``.
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// ``NSInMemoryStoreType``.
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+    }
+
+    /// The store's type string, e.g. `"SQLite"`.
+    public let type: String
+    /// The store file, or `/dev/null` for an in-memory store.
+    public var url: URL?
+    /// The configuration whose entities the store holds; `PF_DEFAULT_CONFIGURATION_NAME` for all.
+    public let configurationName: String
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// Whether saves to this store are refused.
+    public var isReadOnly: Bool
+    /// The coordinator the store belongs to.
+    public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// The storage engine doing the SQL work; in-memory stores use an in-memory database.
+    let engine: SQLiteStoreEngine
+    /// Rows last read or written, by key: lets faults fire without SQL.
+    let rowCache = RowCache()
+
+    init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: SQLiteStoreEngine) {
+        self.type = type
+        self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.url = url
+        self.options = options
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.engine = engine
+    }
+
+    /// The store's unique identifier, a UUID made when the store file was created.
+    public var identifier: String! { engine.identifier }
+
+    /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
+    public var metadata: [String: Any]! {
+        get { engine.metadata }
+        set { try? engine.setMetadata(newValue ?? [:]) }
+    }
+
+    deinit { engine.close() }
+}
+
+/// Option key: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option key: migrate the store automatically when its model version changed.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option key: infer the mapping model of an automatic migration.
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option key: a dictionary of SQLite pragmas to set when the store opens.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option key: seconds to wait for the database lock.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+
+/// The rows of one store last read or written, shared by every context of the coordinator.
+///
+/// Core Data's row cache: a fault fires from here when it can, so re-faulting an object
+/// costs no SQL. Guarded by a lock because contexts on different queues share it.
+final class RowCache {
+    private var rows: [StoreKey: StoreRow] = [:]
+    private let lock = NSLock()
+
+    func row(for key: StoreKey) -> StoreRow? {
+        lock.lock(); defer { lock.unlock() }
+        return rows[key]
+    }
+
+    func store(_ row: StoreRow) {
+        lock.lock(); defer { lock.unlock() }
+        rows[row.key] = row
+    }
+
+    func store(_ newRows: [StoreRow]) {
+        lock.lock(); defer { lock.unlock() }
+        for row in newRows { rows[row.key] = row }
+    }
+
+    func remove(_ key: StoreKey) {
+        lock.lock(); defer { lock.unlock() }
+        rows[key] = nil
+    }
+
+    func removeAll() {
+        lock.lock(); defer { lock.unlock() }
+        rows.removeAll()
+    }
+}

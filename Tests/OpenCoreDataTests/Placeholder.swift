@@ -1,2 +1,0 @@
-import XCTest
-final class OpenCoreDataTestsPlaceholder: XCTestCase { func testNothingYet() {} }
