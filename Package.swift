@@ -62,6 +62,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
+        // The child process of the crash test: saves in a loop until it is killed.
+        .executableTarget(
+            name: "CrashTestWriter",
+            dependencies: ["OpenCoreData"],
+            path: "Tests/CrashTestWriter",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: ["OpenCoreData", "CSQLite"],

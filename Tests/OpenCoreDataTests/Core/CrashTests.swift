@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+@testable import OpenCoreData
+
+/// A process saving in a loop, killed with SIGKILL again and again: the store always
+/// opens and holds whole saves only, at least every save that returned.
+final class CrashTests: XCTestCase {
+    func testKilledWritersNeverCorruptTheStoreOrLoseAReturnedSave() throws {
+        let writer = try Self.writerExecutable()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("Crash.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        var lastReported: Int64 = 0
+        for round in 0..<25 {
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = [store.path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            usleep(UInt32.random(in: 20_000...150_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertFalse(printed.contains("open failed"), "round \(round): \(printed)")
+            if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("saved ") }), let number = Int64(last.dropFirst(6)) {
+                lastReported = max(lastReported, number)
+            }
+            let batches = try Self.batches(in: store)
+            for (batch, count) in batches { XCTAssertEqual(count, 10, "round \(round): batch \(batch) is partial") }
+            let numbers = batches.keys.sorted()
+            XCTAssertEqual(numbers, Array(numbers.isEmpty ? [] : Array(1...numbers.count).map(Int64.init)), "round \(round): batches are contiguous")
+            XCTAssertGreaterThanOrEqual(Int64(numbers.count), lastReported, "round \(round): a save that returned is missing")
+        }
+        XCTAssertGreaterThan(lastReported, 0, "the writer saved at least once")
+    }
+
+    /// Entries per batch, read through a fresh coordinator.
+    private static func batches(in store: URL) throws -> [Int64: Int] {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: crashModel())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var counts: [Int64: Int] = [:]
+        for entry in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")) {
+            counts[entry.value(forKey: "batch") as! Int64, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// The writer's model, built the same way.
+    private static func crashModel() -> NSManagedObjectModel {
+        let entity = NSEntityDescription()
+        entity.name = "Entry"
+        let batch = NSAttributeDescription()
+        batch.name = "batch"
+        batch.attributeType = .integer64AttributeType
+        batch.isOptional = false
+        let payload = NSAttributeDescription()
+        payload.name = "payload"
+        payload.attributeType = .stringAttributeType
+        entity.properties = [batch, payload]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        return model
+    }
+
+    /// The CrashTestWriter executable built beside the test bundle.
+    private static func writerExecutable() throws -> URL {
+        var directory = Bundle(for: CrashTests.self).bundleURL.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("CrashTestWriter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw NSError(domain: "CrashTests", code: 1, userInfo: [
+            NSLocalizedDescriptionKey: "CrashTestWriter is not built beside the tests; `swift build` builds it"
+        ])
+    }
+}
