@@ -153,6 +153,9 @@ final class SQLiteStatement {
 
     // MARK: Reading columns
 
+    /// The number of result columns.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     /// Whether column `index` of the current row is NULL.
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
