@@ -1,0 +1,220 @@
+import Foundation
+internal import CSQLite
+
+/// Attribute values to SQLite values and back, as Core Data stores them.
+///
+/// Integers and booleans are INTEGER; Double and Float are REAL; dates are REAL seconds
+/// since 2001-01-01; strings and URIs (absolute strings) are TEXT; UUIDs are their 16
+/// bytes; binary data and transformable values (through ``TransformableStorage``) are
+/// BLOBs. Decimals are bound as their text, as Core Data binds them, into a DECIMAL
+/// (numeric) column: SQLite keeps an integer that fits 64 bits exactly and turns other
+/// numbers of up to 15 significant digits into REAL, which reads back exactly as those
+/// digits. A decimal with more digits would lose them that way, so it is kept as the
+/// UTF-8 text of the number in a BLOB, which numeric affinity leaves alone.
+enum RowCodec {
+    /// Binds `value` for `attribute` at `index`; `nil` binds NULL.
+    static func bind(
+        _ value: Any?, storage: AttributeStorage, attribute: NSAttributeDescription,
+        to statement: SQLiteStatement, at index: Int32, external: ExternalBinaryStorage
+    ) throws {
+        guard let value, !(value is NSNull) else {
+            statement.bindNull(at: index)
+            return
+        }
+        switch storage {
+        case .integer16, .integer32, .integer64:
+            guard let number = integer(value) else { throw unacceptable(value, attribute, "NSNumber") }
+            statement.bind(number, at: index)
+        case .boolean:
+            if let flag = value as? Bool {
+                statement.bind(Int64(flag ? 1 : 0), at: index)
+            } else if let number = integer(value) {
+                statement.bind(Int64(number != 0 ? 1 : 0), at: index)
+            } else {
+                throw unacceptable(value, attribute, "NSNumber")
+            }
+        case .double, .float:
+            guard let number = double(value) else { throw unacceptable(value, attribute, "NSNumber") }
+            statement.bind(storage == .float ? Double(Float(number)) : number, at: index)
+        case .decimal:
+            guard let number = decimal(value) else { throw unacceptable(value, attribute, "NSDecimalNumber") }
+            bindDecimal(number, to: statement, at: index)
+        case .date:
+            if let date = value as? Date {
+                statement.bindTimestamp(date.timeIntervalSinceReferenceDate, at: index)
+            } else if let seconds = double(value) {
+                statement.bindTimestamp(seconds, at: index)
+            } else {
+                throw unacceptable(value, attribute, "NSDate")
+            }
+        case .string:
+            guard let text = value as? String else { throw unacceptable(value, attribute, "NSString") }
+            statement.bind(text, at: index)
+        case .uri:
+            if let url = value as? URL {
+                statement.bind(url.absoluteString, at: index)
+            } else if let text = value as? String {
+                statement.bind(text, at: index)
+            } else {
+                throw unacceptable(value, attribute, "NSURL")
+            }
+        case .uuid:
+            let uuid: UUID
+            if let value = value as? UUID {
+                uuid = value
+            } else if let text = value as? String, let parsed = UUID(uuidString: text) {
+                uuid = parsed
+            } else {
+                throw unacceptable(value, attribute, "NSUUID")
+            }
+            statement.bind(withUnsafeBytes(of: uuid.uuid) { Data($0) }, at: index)
+        case .binary:
+            guard let data = bytes(value) else { throw unacceptable(value, attribute, "NSData") }
+            statement.bind(data, at: index)
+        case .externalBinary:
+            guard let data = bytes(value) else { throw unacceptable(value, attribute, "NSData") }
+            statement.bind(try external.columnValue(for: data), at: index)
+        case .transformable:
+            guard let data = try TransformableStorage.storedData(for: value, attribute: attribute) else {
+                statement.bindNull(at: index)
+                return
+            }
+            statement.bind(data, at: index)
+        }
+    }
+
+    /// The value of column `index` of the current row for `attribute`; `nil` for NULL.
+    static func read(
+        _ statement: SQLiteStatement, column index: Int32, storage: AttributeStorage,
+        attribute: NSAttributeDescription, external: ExternalBinaryStorage
+    ) throws -> Any? {
+        let type = statement.columnType(index)
+        if type == SQLITE_NULL { return nil }
+        switch storage {
+        case .integer16: return Int16(truncatingIfNeeded: statement.int64(index))
+        case .integer32: return Int32(truncatingIfNeeded: statement.int64(index))
+        case .integer64: return statement.int64(index)
+        case .boolean: return statement.int64(index) != 0
+        case .double: return statement.double(index)
+        case .float: return Float(statement.double(index))
+        case .date: return Date(timeIntervalSinceReferenceDate: statement.double(index))
+        case .decimal: return readDecimal(statement, column: index, type: type)
+        case .string: return statement.string(index)
+        case .uri: return URL(string: statement.string(index))
+        case .uuid:
+            return statement.withBytes(index) { bytes -> UUID? in
+                if bytes.count == 16 {
+                    var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                    withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+                    return UUID(uuid: uuid)
+                }
+                return UUID(uuidString: String(decoding: bytes, as: UTF8.self))
+            }
+        case .binary: return statement.data(index)
+        case .externalBinary: return try statement.withBytes(index) { try external.data(fromColumn: $0) }
+        case .transformable: return try TransformableStorage.value(from: statement.data(index), attribute: attribute)
+        }
+    }
+
+    // MARK: Decimals
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    private static func bindDecimal(_ value: Decimal, to statement: SQLiteStatement, at index: Int32) {
+        let text = NSDecimalNumber(decimal: value).stringValue
+        if let integer = Int64(text) {
+            statement.bind(integer, at: index)
+        } else if significantDigits(text) <= 15 || value.isNaN {
+            statement.bindNumeral(text, at: index)
+        } else {
+            statement.bind(Data(text.utf8), at: index)
+        }
+    }
+
+    private static func readDecimal(_ statement: SQLiteStatement, column index: Int32, type: Int32) -> Decimal? {
+        switch type {
+        case SQLITE_INTEGER:
+            return Decimal(statement.int64(index))
+        case SQLITE_FLOAT:
+            // Fifteen digits: every decimal of up to 15 significant digits reads back exactly.
+            return Decimal(string: String(format: "%.15g", statement.double(index)), locale: posix)
+        default:
+            return statement.withBytes(index) { Decimal(string: String(decoding: $0, as: UTF8.self), locale: posix) }
+        }
+    }
+
+    /// The number of significant digits of a plain decimal numeral.
+    private static func significantDigits(_ text: String) -> Int {
+        let digits = text.utf8.filter { $0 >= 0x30 && $0 <= 0x39 }
+        guard let first = digits.firstIndex(where: { $0 != 0x30 }) else { return 0 }
+        let last = digits.lastIndex(where: { $0 != 0x30 })!
+        return last - first + 1
+    }
+
+    // MARK: Coercions
+
+    /// `value` as a 64-bit integer, for any Swift or Foundation integer (or an integral
+    /// floating-point number).
+    static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let v as Int64: return v
+        case let v as Int: return Int64(v)
+        case let v as Int32: return Int64(v)
+        case let v as Int16: return Int64(v)
+        case let v as Int8: return Int64(v)
+        case let v as UInt8: return Int64(v)
+        case let v as UInt16: return Int64(v)
+        case let v as UInt32: return Int64(v)
+        case let v as UInt64: return Int64(exactly: v)
+        case let v as UInt: return Int64(exactly: v)
+        case let v as Bool: return v ? 1 : 0
+        case let v as NSNumber: return v.int64Value
+        case let v as Double: return Int64(exactly: v)
+        case let v as Float: return Int64(exactly: v)
+        case let v as Decimal: return Int64(exactly: NSDecimalNumber(decimal: v).doubleValue)
+        default: return nil
+        }
+    }
+
+    /// `value` as a double, for any Swift or Foundation number.
+    static func double(_ value: Any) -> Double? {
+        switch value {
+        case let v as Double: return v
+        case let v as Float: return Double(v)
+        case let v as NSNumber: return v.doubleValue
+        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
+        default: return integer(value).map(Double.init)
+        }
+    }
+
+    /// `value` as a decimal, for a `Decimal`, a number, or a numeral string.
+    static func decimal(_ value: Any) -> Decimal? {
+        switch value {
+        case let v as Decimal: return v
+        case let v as NSDecimalNumber: return v.decimalValue
+        case let v as String: return Decimal(string: v, locale: posix)
+        case let v as Double: return Decimal(string: String(v), locale: posix)
+        case let v as Float: return Decimal(string: String(v), locale: posix)
+        default: return integer(value).map { Decimal($0) }
+        }
+    }
+
+    /// `value` as bytes.
+    static func bytes(_ value: Any) -> Data? {
+        switch value {
+        case let v as Data: return v
+        case let v as NSData: return Data(referencing: v)
+        case let v as [UInt8]: return Data(v)
+        default: return nil
+        }
+    }
+
+    /// Core Data's complaint about a value of the wrong type.
+    private static func unacceptable(_ value: Any, _ attribute: NSAttributeDescription, _ desired: String) -> NSError {
+        coreDataError(NSManagedObjectValidationError, userInfo: [
+            NSLocalizedDescriptionKey: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(desired); given type = \(type(of: value)); value = \(value).",
+            NSValidationKeyErrorKey: attribute.name,
+            NSValidationValueErrorKey: value,
+        ])
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Core Data's SQL debug output, switched on by launching a process with the arguments
+/// `-com.apple.CoreData.SQLDebug N`.
+///
+/// Level 1 prints every statement (`CoreData: sql: …`) and the timing annotations of
+/// fetches and counts; level 2 and above also print each bound value
+/// (`CoreData: details: SQLite bind[0] = "s"`). Lines go to standard error, as Core Data's
+/// console output does, unless a test installs its own ``sink``.
+enum SQLDebugLog {
+    /// Serializes access to the settings below: stores on different queues log at once.
+    private static let lock = NSLock()
+    private static var overrideLevel: Int?
+    private static var customSink: ((String) -> Void)?
+    /// The level given on the command line, read once.
+    private static let launchLevel: Int = level(fromArguments: ProcessInfo.processInfo.arguments)
+
+    /// The level in force: a test's override, else the launch argument, else 0.
+    static var level: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return overrideLevel ?? launchLevel
+    }
+
+    /// Replaces the launch argument's level; `nil` restores it. For tests.
+    static func setLevelOverride(_ level: Int?) {
+        lock.lock()
+        overrideLevel = level
+        lock.unlock()
+    }
+
+    /// Sends every line to `sink` instead of standard error; `nil` restores standard error.
+    /// For tests.
+    static func setSink(_ sink: ((String) -> Void)?) {
+        lock.lock()
+        customSink = sink
+        lock.unlock()
+    }
+
+    /// The level that `-com.apple.CoreData.SQLDebug N` among `arguments` asks for.
+    static func level(fromArguments arguments: [String]) -> Int {
+        guard let flag = arguments.lastIndex(of: "-com.apple.CoreData.SQLDebug"), flag + 1 < arguments.count else { return 0 }
+        return max(0, Int(arguments[flag + 1]) ?? 0)
+    }
+
+    /// Writes one line, prefixed `CoreData: `.
+    static func write(_ line: String) {
+        lock.lock()
+        let sink = customSink
+        lock.unlock()
+        let text = "CoreData: " + line
+        if let sink {
+            sink(text)
+        } else {
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    }
+
+    /// `CoreData: sql: <statement>`.
+    static func statement(_ sql: String) { write("sql: " + sql) }
+
+    /// `CoreData: details: SQLite bind[<index>] = <value>`, the index counting from 0.
+    static func binding(_ index: Int32, _ value: String) { write("details: SQLite bind[\(index - 1)] = \(value)") }
+
+    /// `CoreData: annotation: sql connection fetch time: 0.0001s`.
+    static func connectionFetchTime(_ seconds: TimeInterval) {
+        write("annotation: sql connection fetch time: \(seconds4(seconds))s")
+    }
+
+    /// `CoreData: annotation: total fetch execution time: 0.0010s for 20 rows.`
+    static func totalFetchTime(_ seconds: TimeInterval, rows: Int) {
+        write("annotation: total fetch execution time: \(seconds4(seconds))s for \(rows) rows.")
+    }
+
+    /// `CoreData: annotation: total count request execution time: 0.0254s for count of 18988.`
+    static func countTime(_ seconds: TimeInterval, count: Int) {
+        write("annotation: total count request execution time: \(seconds4(seconds))s for count of \(count).")
+    }
+
+    /// `CoreData: annotation: sql execution time: 0.0000s`, printed after pragmas.
+    static func executionTime(_ seconds: TimeInterval) {
+        write("annotation: sql execution time: \(seconds4(seconds))s")
+    }
+
+    /// Seconds with four decimals, as Core Data prints its timings.
+    static func seconds4(_ seconds: TimeInterval) -> String {
+        String(format: "%.4f", max(0, seconds))
+    }
+}
+
+/// A monotonic clock for the timing annotations.
+struct SQLDebugClock {
+    private let start = DispatchTime.now().uptimeNanoseconds
+    /// Seconds since the clock was made.
+    var elapsed: TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+}

@@ -1,0 +1,133 @@
+import Foundation
+internal import CSQLite
+
+/// One SQLite connection: opening, pragmas, the statement cache, transactions, closing.
+///
+/// Not thread-safe by itself: ``SQLiteStoreEngine`` serializes every use behind its lock.
+final class SQLiteDatabase {
+    /// The connection; `nil` once closed.
+    private(set) var handle: OpaquePointer?
+    /// The file, or `nil` for an in-memory database.
+    let path: String?
+    /// Prepared statements by SQL text, finalized on close.
+    private var cache: [String: SQLiteStatement] = [:]
+    /// The SQL debug level for statements run now; refreshed at each ``statement(_:)``.
+    private(set) var debugLevel = SQLDebugLog.level
+
+    /// Opens (creating when missing) the database at `path`, or an in-memory one for `nil`.
+    ///
+    /// Throws the file error Core Data reports (259 for a file that is not a database)
+    /// when the file cannot be opened or read.
+    init(path: String?) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = SQLiteError.message(db, code: code)
+            sqlite3_close_v2(db)
+            throw SQLiteError.open(path: path ?? ":memory:", code: code, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        // Another process (or a second coordinator) may hold the write lock briefly.
+        sqlite3_busy_timeout(db, 10_000)
+        if debugLevel >= 1, let path {
+            SQLDebugLog.write("annotation: Connecting to sqlite database file at \"\(path)\"")
+        }
+        // sqlite3_open_v2 does not read the file; reading the schema does, and fails for a
+        // file that is not a database or is damaged.
+        var statement: OpaquePointer?
+        let check = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &statement, nil)
+        let stepped = check == SQLITE_OK ? sqlite3_step(statement) : check
+        sqlite3_finalize(statement)
+        if stepped != SQLITE_ROW {
+            let message = SQLiteError.message(db, code: stepped)
+            let extended = sqlite3_extended_errcode(db)
+            sqlite3_close_v2(db)
+            handle = nil
+            throw SQLiteError.open(path: path ?? ":memory:", code: extended != 0 ? extended : stepped, message: message)
+        }
+    }
+
+    deinit { close() }
+
+    /// Whether the connection is still open.
+    var isOpen: Bool { handle != nil }
+
+    /// Finalizes every cached statement and closes the connection; idempotent.
+    func close() {
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// The prepared statement for `sql`, from the cache or newly prepared, reset for use.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        guard isOpen else { throw closedError() }
+        debugLevel = SQLDebugLog.level
+        let statement: SQLiteStatement
+        if let cached = cache[sql] {
+            statement = cached
+        } else {
+            statement = try SQLiteStatement(database: self, sql: sql)
+            cache[sql] = statement
+        }
+        statement.reset()
+        return statement
+    }
+
+    /// Runs SQL without parameters through the statement cache (e.g. `BEGIN EXCLUSIVE`).
+    func execute(_ sql: String) throws {
+        try statement(sql).execute()
+    }
+
+    /// Runs one or more statements that are not worth caching (schema creation).
+    func executeUncached(_ sql: String) throws {
+        guard let handle else { throw closedError() }
+        debugLevel = SQLDebugLog.level
+        if debugLevel >= 1 { SQLDebugLog.statement(sql) }
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if let message { sqlite3_free(message) }
+        guard code == SQLITE_OK else { throw SQLiteError.execute(handle, code: code, sql: sql) }
+    }
+
+    /// Runs a pragma and returns its first result as text, logging it as Core Data logs
+    /// pragmas (the statement, then `sql execution time`).
+    @discardableResult
+    func pragma(_ sql: String) throws -> String? {
+        let clock = SQLDebugClock()
+        let statement = try statement(sql)
+        let value = try statement.step() ? statement.string(0) : nil
+        while try statement.step() {}
+        if debugLevel >= 1 { SQLDebugLog.executionTime(clock.elapsed) }
+        return value
+    }
+
+    /// Whether a table named `name` exists.
+    func tableExists(_ name: String) throws -> Bool {
+        let statement = try statement("SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = ?")
+        statement.bind(name, at: 1)
+        let found = try statement.step()
+        statement.reset()
+        return found
+    }
+
+    /// Whether a transaction is open on the connection.
+    var isInTransaction: Bool {
+        guard let handle else { return false }
+        return sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// Rolls back the open transaction, if any, ignoring errors: used on failure paths.
+    func rollbackQuietly() {
+        guard isInTransaction else { return }
+        _ = try? execute("ROLLBACK")
+    }
+
+    private func closedError() -> NSError {
+        coreDataError(NSCoreDataError, userInfo: [NSLocalizedDescriptionKey: "Attempted to perform an operation without an open database"])
+    }
+}

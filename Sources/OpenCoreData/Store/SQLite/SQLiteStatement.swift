@@ -1,0 +1,188 @@
+import Foundation
+internal import CSQLite
+
+/// One prepared statement: bind values, step through rows, read columns.
+///
+/// Statements come from ``SQLiteDatabase/statement(_:)``, which caches them by SQL text
+/// and finalizes them when the database closes. A statement is used by one caller at a
+/// time (the store's lock serializes them): ``reset()`` starts each use.
+///
+/// Indexes are SQLite's: parameters count from 1, result columns from 0.
+final class SQLiteStatement {
+    /// The SQL text, as prepared and as the debug log prints it.
+    let sql: String
+    private(set) var handle: OpaquePointer?
+    private unowned let database: SQLiteDatabase
+    /// The debug level captured at ``reset()``; 0 keeps binding and stepping free of logging.
+    private var logLevel = 0
+    /// Bound values waiting to be printed after the statement line.
+    private var pendingBindLog: [(Int32, String)] = []
+    private var hasLoggedExecution = false
+
+    init(database: SQLiteDatabase, sql: String) throws {
+        self.database = database
+        self.sql = sql
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw SQLiteError.prepare(database.handle, code: code, sql: sql)
+        }
+        handle = statement
+    }
+
+    deinit { finalize() }
+
+    /// Releases the statement; idempotent.
+    func finalize() {
+        if let handle { sqlite3_finalize(handle) }
+        handle = nil
+    }
+
+    /// Readies the statement for a new use: clears the previous run and its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        logLevel = database.debugLevel
+        hasLoggedExecution = false
+        if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
+    }
+
+    // MARK: Binding
+
+    /// Binds an integer that Core Data binds untyped (primary keys, entity numbers,
+    /// versions), logged as `(int64)5`.
+    func bindKey(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+        if logLevel >= 2 { pendingBindLog.append((index, "(int64)\(value)")) }
+    }
+
+    /// Binds an attribute's integer, logged as the number.
+    func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+        if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
+    }
+
+    /// Binds a floating-point number, logged as the number.
+    func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+        if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
+    }
+
+    /// Binds a date's seconds since 2001-01-01, logged as `(timestamp)599529600.000000`.
+    func bindTimestamp(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+        if logLevel >= 2 { pendingBindLog.append((index, "(timestamp)" + String(format: "%f", value))) }
+    }
+
+    /// Binds text (copied by SQLite), logged in double quotes.
+    func bind(_ value: String, at index: Int32) {
+        var value = value
+        value.withUTF8 { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
+                }
+            } else {
+                // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
+                sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+            }
+        }
+        if logLevel >= 2 { pendingBindLog.append((index, "\"\(value)\"")) }
+    }
+
+    /// Binds a numeral as text (a decimal, which the column's numeric affinity converts),
+    /// logged unquoted, as Core Data logs an `NSDecimalNumber`.
+    func bindNumeral(_ value: String, at index: Int32) {
+        let level = logLevel
+        logLevel = 0
+        bind(value, at: index)
+        logLevel = level
+        if logLevel >= 2 { pendingBindLog.append((index, value)) }
+    }
+
+    /// Binds bytes (copied by SQLite), logged with their length.
+    func bind(_ value: Data, at index: Int32) {
+        value.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                _ = sqlite3_bind_blob(handle, index, base, Int32(bytes.count), csqlite_transient())
+            } else {
+                _ = sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+        if logLevel >= 2 { pendingBindLog.append((index, "<NSData length=\(value.count)>")) }
+    }
+
+    /// Binds NULL, logged as `nil`.
+    func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+        if logLevel >= 2 { pendingBindLog.append((index, "nil")) }
+    }
+
+    // MARK: Running
+
+    /// Advances to the next row; `false` once the statement is done.
+    @discardableResult
+    func step() throws -> Bool {
+        if logLevel >= 1 && !hasLoggedExecution { logExecution() }
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = SQLiteError.execute(database.handle, code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute() throws {
+        while try step() {}
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE on the connection.
+    var changes: Int { Int(sqlite3_changes(database.handle)) }
+
+    private func logExecution() {
+        hasLoggedExecution = true
+        SQLDebugLog.statement(sql)
+        for (index, value) in pendingBindLog { SQLDebugLog.binding(index, value) }
+        pendingBindLog.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Reading columns
+
+    /// The number of result columns.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// Whether column `index` of the current row is NULL.
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// The storage class of column `index` (`SQLITE_INTEGER`, `SQLITE_FLOAT`, …).
+    func columnType(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    /// Column `index` as UTF-8 text.
+    func string(_ index: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as bytes.
+    func data(_ index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// Calls `body` with column `index`'s bytes without copying them; valid only inside.
+    func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let bytes = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+/// The operations allowed inside ``SQLiteStoreEngine/performSave(_:)``: they all run in
+/// the save's one exclusive transaction.
+///
+/// Write rows before the to-many memberships that refer to them: ``writeToMany(_:source:destinations:)``
+/// updates the order keys of rows that must already exist.
+final class SQLiteSaveTransaction {
+    private unowned let engine: SQLiteStoreEngine
+    /// False once the save has committed or rolled back; using the object then is an error.
+    var isActive = true
+
+    init(engine: SQLiteStoreEngine) {
+        self.engine = engine
+    }
+
+    private var database: SQLiteDatabase { engine.database }
+    /// The INSERT of each entity used so far in this save.
+    private var insertStatements: [Int: (SQLiteStatement, WritePlan, StoreEntity)] = [:]
+
+    private func checkActive() throws {
+        guard isActive else {
+            throw coreDataError(NSCoreDataError, userInfo: [NSLocalizedDescriptionKey: "The save transaction has already ended."])
+        }
+    }
+
+    /// Reserves `count` primary keys for `entity` inside this save.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try checkActive()
+        return try engine.allocateKeysInTransaction(for: entity, count: count)
+    }
+
+    /// Inserts a new row (Z_OPT = `row.version`, normally 1), writing every column,
+    /// including to-one keys and the entity column of a to-one into a hierarchy.
+    func insert(_ row: StoreRow) throws {
+        try checkActive()
+        let statement: SQLiteStatement
+        let plan: WritePlan
+        let mapped: StoreEntity
+        if let cached = insertStatements[row.key.entityNumber] {
+            // Many rows of one entity in a row: skip the cache lookup by SQL text.
+            (statement, plan, mapped) = cached
+            statement.reset()
+        } else {
+            mapped = try engine.storeEntity(number: row.key.entityNumber)
+            plan = engine.plans.write(mapped)
+            statement = try database.statement(plan.insertSQL)
+            insertStatements[row.key.entityNumber] = (statement, plan, mapped)
+        }
+        statement.bindKey(row.key.primaryKey, at: 1)
+        statement.bindKey(Int64(mapped.number), at: 2)
+        statement.bindKey(row.version, at: 3)
+        try bindSlots(plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        try statement.execute()
+    }
+
+    /// Rewrites every column of an existing row and sets Z_OPT = `row.version`, only if the
+    /// stored Z_OPT equals `expectedVersion`. Returns false, writing nothing, when it
+    /// differs or the row is gone (optimistic locking).
+    func update(_ row: StoreRow, expectedVersion: Int64) throws -> Bool {
+        try checkActive()
+        let mapped = try engine.storeEntity(number: row.key.entityNumber)
+        let plan = engine.plans.write(mapped)
+        var previous: [String: Data] = [:]
+        if !plan.externalColumns.isEmpty {
+            // The current column bytes: the files they name are reused or removed at commit.
+            guard let stored = try externalColumns(of: mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
+            previous = stored
+        }
+        let statement = try database.statement(plan.updateSQL)
+        let next = try bindSlots(plan.slots, of: row, to: statement, from: 1, reusing: previous)
+        statement.bindKey(row.version, at: next)
+        statement.bindKey(row.key.primaryKey, at: next + 1)
+        statement.bindKey(expectedVersion, at: next + 2)
+        try statement.execute()
+        guard statement.changes == 1 else { return false }
+        for (name, old) in previous {
+            let written = writtenExternalColumns[name]
+            if written != old { old.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+        }
+        return true
+    }
+
+    /// Deletes the row, its join-table rows, and (at commit) its external data files.
+    func delete(_ key: StoreKey) throws {
+        try checkActive()
+        let mapped = try engine.storeEntity(number: key.entityNumber)
+        let plan = engine.plans.write(mapped)
+        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: mapped, plan: plan, key: key.primaryKey, version: nil) {
+            for bytes in stored.values { bytes.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+        }
+        let statement = try database.statement("DELETE FROM \(mapped.table.name) WHERE Z_PK = ?")
+        statement.bindKey(key.primaryKey, at: 1)
+        try statement.execute()
+        for (join, column) in engine.schema.joinTableColumns(referencing: mapped) {
+            let unlink = try database.statement("DELETE FROM \(join.name) WHERE \(column) = ?")
+            unlink.bindKey(key.primaryKey, at: 1)
+            try unlink.execute()
+        }
+    }
+
+    /// Records the full membership of a to-many relationship of `source`: for
+    /// many-to-many, makes its join-table rows exactly `destinations` (with order keys when
+    /// ordered, leaving the inverse side's order keys alone); for an ordered one-to-many,
+    /// writes the destinations' order column (`Z_FOK_<REL>`); for an unordered
+    /// one-to-many, nothing (the destinations' foreign keys carry it).
+    ///
+    /// Order keys are 1024, 2048, … in the order given.
+    func writeToMany(_ relationship: NSRelationshipDescription, source: StoreKey, destinations: [StoreKey]) throws {
+        try checkActive()
+        guard relationship.isToMany, let storage = engine.schema.toMany(relationship) else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The store holds no to-many relationship \(relationship.entity?.name ?? "").\(relationship.name)."])
+        }
+        switch storage {
+        case .foreignKey(let destination, _, let orderColumn):
+            guard let orderColumn else { return }
+            let statement = "UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?"
+            for (position, key) in destinations.enumerated() {
+                let update = try database.statement(statement)
+                update.bindKey(Int64(position + 1) * 1024, at: 1)
+                update.bindKey(key.primaryKey, at: 2)
+                try update.execute()
+            }
+        case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, _):
+            var wanted: [Int64] = []
+            var seen = Set<Int64>()
+            for key in destinations where seen.insert(key.primaryKey).inserted { wanted.append(key.primaryKey) }
+            let select = try database.statement("SELECT \(otherColumn) FROM \(join.name) WHERE \(ownColumn) = ?")
+            select.bindKey(source.primaryKey, at: 1)
+            var existing = Set<Int64>()
+            while try select.step() { existing.insert(select.int64(0)) }
+            select.reset()
+            for removed in existing.subtracting(seen).sorted() {
+                let delete = try database.statement("DELETE FROM \(join.name) WHERE \(ownColumn) = ? AND \(otherColumn) = ?")
+                delete.bindKey(source.primaryKey, at: 1)
+                delete.bindKey(removed, at: 2)
+                try delete.execute()
+            }
+            for added in wanted where !existing.contains(added) {
+                let insert = try database.statement("INSERT OR IGNORE INTO \(join.name)(\(ownColumn), \(otherColumn)) VALUES(?, ?)")
+                insert.bindKey(source.primaryKey, at: 1)
+                insert.bindKey(added, at: 2)
+                try insert.execute()
+            }
+            if let orderColumn {
+                for (position, member) in wanted.enumerated() {
+                    let update = try database.statement("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(ownColumn) = ? AND \(otherColumn) = ?")
+                    update.bindKey(Int64(position + 1) * 1024, at: 1)
+                    update.bindKey(source.primaryKey, at: 2)
+                    update.bindKey(member, at: 3)
+                    try update.execute()
+                }
+            }
+        }
+    }
+
+    // MARK: Binding rows
+
+    /// External-data column bytes bound by the last ``bindSlots``, by column name.
+    private var writtenExternalColumns: [String: Data] = [:]
+
+    /// Binds each slot's value from `row`, starting at parameter `first`; returns the next
+    /// parameter index. An external-data value equal to the file its column already names
+    /// (in `reusing`) keeps that file instead of writing a new one.
+    @discardableResult
+    private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
+        var index = first
+        if !reusing.isEmpty { writtenExternalColumns.removeAll() }
+        let external = engine.externalStorage
+        for slot in slots {
+            switch slot {
+            case .attribute(let attribute, let storage):
+                let value = row.attributes[attribute.name]
+                if storage == .externalBinary, !reusing.isEmpty, let name = columnName(of: attribute, in: row),
+                    let old = reusing[name], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data)
+                {
+                    statement.bind(old, at: index)
+                    writtenExternalColumns[name] = old
+                } else {
+                    try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: external)
+                    if storage == .externalBinary, let name = columnName(of: attribute, in: row) {
+                        writtenExternalColumns[name] = Data()
+                    }
+                }
+            case .foreignKey(let name):
+                if let key = row.toOne[name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
+            case .foreignEntity(let name, _):
+                if let key = row.toOne[name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
+            }
+            index += 1
+        }
+        return index
+    }
+
+    /// The column name of `attribute` in the table of `row`'s entity.
+    private func columnName(of attribute: NSAttributeDescription, in row: StoreRow) -> String? {
+        guard let mapped = engine.schema.entity(number: row.key.entityNumber) else { return nil }
+        return mapped.table.column(for: attribute)?.name
+    }
+
+    /// Whether column bytes `old` name a file whose contents are `data`.
+    private func sameFileContents(_ old: Data, _ data: Data) -> Bool {
+        old.withUnsafeBytes { bytes in
+            guard let url = engine.externalStorage.fileURL(fromColumn: bytes),
+                let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
+                size.intValue == data.count
+            else { return false }
+            return (try? Data(contentsOf: url)) == data
+        }
+    }
+
+    /// The external-data column bytes of a stored row (with version `version`, when given);
+    /// `nil` when no such row exists.
+    private func externalColumns(of mapped: StoreEntity, plan: WritePlan, key: Int64, version: Int64?) throws -> [String: Data]? {
+        var sql = "SELECT \(plan.externalColumns.joined(separator: ", ")) FROM \(mapped.table.name) WHERE Z_PK = ?"
+        if version != nil { sql += " AND Z_OPT = ?" }
+        let select = try database.statement(sql)
+        select.bindKey(key, at: 1)
+        if let version { select.bindKey(version, at: 2) }
+        defer { select.reset() }
+        guard try select.step() else { return nil }
+        var result: [String: Data] = [:]
+        for (index, name) in plan.externalColumns.enumerated() where !select.isNull(Int32(index)) {
+            result[name] = select.data(Int32(index))
+        }
+        return result
+    }
+}

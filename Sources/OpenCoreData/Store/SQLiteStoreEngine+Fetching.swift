@@ -1,0 +1,197 @@
+import Foundation
+
+extension SQLiteStoreEngine {
+    /// All rows of `entity` (and of its sub-entities when `includesSubentities`), in Z_PK order.
+    func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool) throws -> [StoreRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        let mapped = try storeEntity(entity)
+        let plan = plans.select(mapped, includesSubentities: includesSubentities, schema: schema)
+        let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
+        let statement = try database.statement(plan.selectSQL + condition + " ORDER BY t0.Z_PK")
+        for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
+        return try readRows(statement, plan: plan)
+    }
+
+    /// The rows for `keys` (any entities), in the order of `keys`; rows that no longer exist
+    /// are omitted. Keys are looked up per table in batches (`Z_PK IN (?, …)`, every value
+    /// bound), so thousands of keys take a handful of statements.
+    func fetchRows(for keys: [StoreKey]) throws -> [StoreRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        let clock = SQLDebugClock()
+        var keysByTable: [ObjectIdentifier: (root: StoreEntity, keys: [Int64])] = [:]
+        for key in keys {
+            guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { continue }
+            keysByTable[ObjectIdentifier(mapped.table), default: (root, [])].keys.append(key.primaryKey)
+        }
+        var found: [ObjectIdentifier: [Int64: StoreRow]] = [:]
+        for (tableID, group) in keysByTable {
+            let plan = plans.select(group.root, includesSubentities: true, schema: schema)
+            var unique = Array(Set(group.keys))
+            unique.sort()
+            var rows: [Int64: StoreRow] = [:]
+            rows.reserveCapacity(unique.count)
+            var start = 0
+            while start < unique.count {
+                let chunk = unique[start..<min(start + Self.batchSizes.last!, unique.count)]
+                start += chunk.count
+                // A few fixed IN-list sizes keep the statement cache small; padding repeats a key.
+                let size = Self.batchSizes.first { $0 >= chunk.count }!
+                let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
+                let statement = try database.statement(plan.selectSQL + " WHERE t0.Z_PK IN (\(placeholders))")
+                var index: Int32 = 1
+                for pk in chunk {
+                    statement.bindKey(pk, at: index)
+                    index += 1
+                }
+                while index <= Int32(size) {
+                    statement.bindKey(chunk.last!, at: index)
+                    index += 1
+                }
+                for row in try readRows(statement, plan: plan, logTotals: false) { rows[row.key.primaryKey] = row }
+            }
+            found[tableID] = rows
+        }
+        var result: [StoreRow] = []
+        result.reserveCapacity(keys.count)
+        for key in keys {
+            guard let mapped = schema.entity(number: key.entityNumber),
+                let row = found[ObjectIdentifier(mapped.table)]?[key.primaryKey]
+            else { continue }
+            result.append(row)
+        }
+        if database.debugLevel >= 1 { SQLDebugLog.totalFetchTime(clock.elapsed, rows: result.count) }
+        return result
+    }
+
+    /// IN-list sizes of ``fetchRows(for:)``.
+    static let batchSizes = [1, 8, 64, 512]
+
+    /// The number of rows of `entity` (and of its sub-entities when `includesSubentities`).
+    func countRows(of entity: NSEntityDescription, includesSubentities: Bool) throws -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let clock = SQLDebugClock()
+        let mapped = try storeEntity(entity)
+        let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
+        let statement = try database.statement("SELECT COUNT(*) FROM \(mapped.table.name) t0" + condition)
+        for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
+        defer { statement.reset() }
+        let count = try statement.step() ? Int(statement.int64(0)) : 0
+        if database.debugLevel >= 1 { SQLDebugLog.countTime(clock.elapsed, count: count) }
+        return count
+    }
+
+    /// The destinations of a to-many relationship of `source`: through the inverse's
+    /// foreign key (one-to-many) or the join table (many-to-many); in stored order for
+    /// ordered relationships, else in Z_PK order. For a to-one, its one destination.
+    func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey) throws -> [StoreKey] {
+        lock.lock()
+        defer { lock.unlock() }
+        if !relationship.isToMany { return try toOneDestination(of: relationship, from: source) }
+        guard let storage = schema.toMany(relationship) else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The store does not hold relationship \(relationship.entity?.name ?? "").\(relationship.name)."])
+        }
+        let statement: SQLiteStatement
+        switch storage {
+        case .foreignKey(let destination, let keyColumn, let orderColumn):
+            let table = destination.table
+            let isWholeTable = destination.entity === table.root
+            let filter = isWholeTable ? "" : " AND (t0.Z_ENT >= ? AND t0.Z_ENT <= ?)"
+            let order = orderColumn.map { "t0.\($0), t0.Z_PK" } ?? "t0.Z_PK"
+            statement = try database.statement("SELECT t0.Z_ENT, t0.Z_PK FROM \(table.name) t0 WHERE t0.\(keyColumn) = ?\(filter) ORDER BY \(order)")
+            statement.bindKey(source.primaryKey, at: 1)
+            if !isWholeTable {
+                statement.bindKey(Int64(destination.subtree.lowerBound), at: 2)
+                statement.bindKey(Int64(destination.subtree.upperBound), at: 3)
+            }
+        case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, let destination):
+            let order = orderColumn.map { "t1.\($0), t0.Z_PK" } ?? "t0.Z_PK"
+            statement = try database.statement(
+                "SELECT t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE t1.\(ownColumn) = ? ORDER BY \(order)")
+            statement.bindKey(source.primaryKey, at: 1)
+        }
+        defer { statement.reset() }
+        var keys: [StoreKey] = []
+        while try statement.step() { keys.append(StoreKey(entityNumber: Int(statement.int64(0)), primaryKey: statement.int64(1))) }
+        return keys
+    }
+
+    // MARK: Helpers
+
+    /// The foreign key of a to-one relationship of `source`.
+    private func toOneDestination(of relationship: NSRelationshipDescription, from source: StoreKey) throws -> [StoreKey] {
+        let mapped = try storeEntity(number: source.entityNumber)
+        guard let toOne = mapped.toOnes.first(where: { $0.relationship === relationship || $0.relationship.name == relationship.name }) else { return [] }
+        let table = mapped.table
+        var columns = "t0." + table.columns[toOne.column].name
+        if let entityColumn = toOne.entityColumn { columns += ", t0." + table.columns[entityColumn].name }
+        let statement = try database.statement("SELECT \(columns) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
+        statement.bindKey(source.primaryKey, at: 1)
+        defer { statement.reset() }
+        guard try statement.step(), !statement.isNull(0) else { return [] }
+        let number = toOne.entityColumn != nil && !statement.isNull(1) ? Int(statement.int64(1)) : toOne.destinationNumber
+        return [StoreKey(entityNumber: number, primaryKey: statement.int64(0))]
+    }
+
+    /// The WHERE clause choosing `entity`'s rows in its table, and the numbers it binds.
+    func entityCondition(_ entity: StoreEntity, includesSubentities: Bool) -> (String, [Int]) {
+        let table = entity.table
+        if !table.hasSubentities { return ("", []) }
+        if includesSubentities {
+            if entity.entity === table.root { return ("", []) }
+            if entity.subtree.count > 1 { return (" WHERE (t0.Z_ENT >= ? AND t0.Z_ENT <= ?)", [entity.subtree.lowerBound, entity.subtree.upperBound]) }
+        }
+        return (" WHERE t0.Z_ENT = ?", [entity.number])
+    }
+
+    /// Steps through `statement`, turning each row into a ``StoreRow``.
+    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true) throws -> [StoreRow] {
+        defer { statement.reset() }
+        let logging = database.debugLevel >= 1
+        let clock = SQLDebugClock()
+        var stepTime: TimeInterval = 0
+        var rows: [StoreRow] = []
+        var current: StoreEntity?
+        while true {
+            let stepStart = logging ? clock.elapsed : 0
+            guard try statement.step() else { break }
+            if logging { stepTime += clock.elapsed - stepStart }
+            let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
+            if current?.number != number { current = try storeEntity(number: number) }
+            rows.append(try decodeRow(statement, entity: current!, plan: plan))
+        }
+        if logging {
+            SQLDebugLog.connectionFetchTime(stepTime)
+            if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rows.count) }
+        }
+        return rows
+    }
+
+    /// The row at the statement's cursor, for its concrete `entity`.
+    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
+        var attributes: [String: Any] = [:]
+        attributes.reserveCapacity(entity.attributes.count)
+        for (column, attribute, storage) in entity.attributes {
+            let result = plan.resultColumn[column]
+            guard result >= 0 else { continue }
+            if let value = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage) {
+                attributes[attribute.name] = value
+            }
+        }
+        var toOne: [String: StoreKey] = [:]
+        for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {
+            let result = plan.resultColumn[column]
+            guard result >= 0, !statement.isNull(result) else { continue }
+            var number = destinationNumber
+            if let entityColumn, plan.resultColumn[entityColumn] >= 0, !statement.isNull(plan.resultColumn[entityColumn]) {
+                number = Int(statement.int64(plan.resultColumn[entityColumn]))
+            }
+            toOne[relationship.name] = StoreKey(entityNumber: number, primaryKey: statement.int64(result))
+        }
+        return StoreRow(
+            key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
+            version: statement.int64(2), attributes: attributes, toOne: toOne)
+    }
+}

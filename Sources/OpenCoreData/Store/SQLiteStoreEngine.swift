@@ -1,0 +1,287 @@
+import Foundation
+
+/// The SQLite store: opens or creates the file, writes Core Data's schema, reads and
+/// writes rows.
+///
+/// Thread-safe: every method serializes on one recursive lock, because contexts on
+/// different queues share one store (recursive, so that a save's body may read through
+/// the engine on the thread that holds the lock).
+final class SQLiteStoreEngine {
+    /// The store file, or `nil` for an in-memory store.
+    let url: URL?
+    let model: NSManagedObjectModel
+    let configurationName: String?
+    /// Entity numbers, tables and columns.
+    let schema: StoreSchema
+    /// Files of large binary values, beside the store.
+    let externalStorage: ExternalBinaryStorage
+
+    let lock = NSRecursiveLock()
+    /// The connection; closed by ``close()``.
+    let database: SQLiteDatabase
+    private var storedMetadata: [String: Any] = [:]
+    /// Metadata written inside the running save, applied when it commits.
+    var pendingMetadata: [String: Any]?
+    /// SQL text and column plans, built once per entity.
+    var plans = StorePlans()
+
+    /// Opens the store at `url`, creating file and schema when missing. `url == nil` or
+    /// `/dev/null` means an in-memory database.
+    ///
+    /// Throws `NSPersistentStoreIncompatibleVersionHashError` (134100) when the model's
+    /// version hashes differ from the store's, naming the entities that differ; 259
+    /// (`NSFileReadCorruptFileError`) with `NSSQLiteErrorDomain` for a file that is not a
+    /// SQLite database or is damaged; `NSPersistentStoreIncompatibleSchemaError` (134020)
+    /// for a SQLite database that is not a Core Data store.
+    init(url: URL?, model: NSManagedObjectModel, configurationName: String?, options: [AnyHashable: Any]?) throws {
+        let inMemory = url == nil || url?.path == "/dev/null"
+        self.url = inMemory ? nil : url
+        self.model = model
+        self.configurationName = configurationName
+        self.schema = StoreSchema(model: model, configurationName: configurationName)
+        self.externalStorage = ExternalBinaryStorage(storeURL: inMemory ? nil : url)
+        if let url = self.url {
+            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        self.database = try SQLiteDatabase(path: self.url?.path)
+        do {
+            try applyPragmas(options?["NSSQLitePragmasOption"] as? [String: Any] ?? [:], inMemory: inMemory)
+            storedMetadata = try openOrCreateSchema()
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    deinit { database.close() }
+
+    /// Closes the database (finalizing cached statements). Idempotent.
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        database.rollbackQuietly()
+        database.close()
+    }
+
+    // MARK: Metadata
+
+    /// The store's metadata: `NSStoreUUID`, `NSStoreType` ("SQLite"),
+    /// `NSStoreModelVersionHashes` (`[String: Data]` by entity name),
+    /// `NSStoreModelVersionIdentifiers`, and whatever ``setMetadata(_:)`` added.
+    var metadata: [String: Any] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storedMetadata
+    }
+
+    /// Replaces the metadata (keeping the store's UUID and type) and writes it to
+    /// `Z_METADATA` at once, or with the running save when called inside one.
+    func setMetadata(_ metadata: [String: Any]) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var updated = metadata
+        updated[NSStoreUUIDKey] = storedMetadata[NSStoreUUIDKey]
+        updated[NSStoreTypeKey] = StoreMetadata.storeType
+        if database.isInTransaction {
+            try StoreMetadata.write(updated, to: database)
+            pendingMetadata = updated
+            return
+        }
+        try inTransaction { try StoreMetadata.write(updated, to: database) }
+        storedMetadata = updated
+    }
+
+    /// The store's UUID (`metadata[NSStoreUUIDKey]`).
+    var identifier: String { metadata[NSStoreUUIDKey] as? String ?? "" }
+
+    // MARK: Entity numbers
+
+    /// The Z_ENT of `entity`; 0 when the store does not hold the entity.
+    func entityNumber(for entity: NSEntityDescription) -> Int { schema.entity(entity)?.number ?? 0 }
+
+    /// The entity numbered `number`, if any.
+    func entity(forNumber number: Int) -> NSEntityDescription? { schema.entity(number: number)?.entity }
+
+    // MARK: Primary keys and saves
+
+    /// Reserves `count` primary keys for `entity` the way Core Data does, in a transaction
+    /// of its own: `BEGIN EXCLUSIVE`, read `Z_MAX`, `UPDATE OR FAIL` it, `COMMIT`. Every
+    /// entity of an inheritance tree draws on its root's `Z_PRIMARYKEY` row, because the
+    /// tree's rows share one table and its `Z_PK`s.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        lock.lock()
+        defer { lock.unlock() }
+        if database.isInTransaction { return try allocateKeysInTransaction(for: entity, count: count) }
+        return try inTransaction { try allocateKeysInTransaction(for: entity, count: count) }
+    }
+
+    /// Runs `body` in one exclusive transaction (`BEGIN EXCLUSIVE` … `COMMIT`). If `body` or
+    /// `COMMIT` throws, everything is rolled back, including external data files written in
+    /// it, and the error is rethrown. Files of replaced or deleted values are removed after
+    /// the commit.
+    func performSave(_ body: (SQLiteSaveTransaction) throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let transaction = SQLiteSaveTransaction(engine: self)
+        defer { transaction.isActive = false }
+        do {
+            try inTransaction { try body(transaction) }
+        } catch {
+            externalStorage.transactionRolledBack()
+            pendingMetadata = nil
+            throw error
+        }
+        externalStorage.transactionCommitted()
+        if let pendingMetadata { storedMetadata = pendingMetadata }
+        pendingMetadata = nil
+    }
+
+    /// `BEGIN EXCLUSIVE`, `body`, `COMMIT`; `ROLLBACK` and rethrow on any error.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try database.execute("BEGIN EXCLUSIVE")
+        do {
+            let result = try body()
+            try database.execute("COMMIT")
+            return result
+        } catch {
+            database.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// Reads and advances `Z_MAX` of the root of `entity`'s tree; the caller holds a transaction.
+    func allocateKeysInTransaction(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        guard count >= 1 else {
+            throw coreDataError(NSCoreDataError, userInfo: [NSLocalizedDescriptionKey: "Asked to reserve \(count) primary keys; at least 1 is needed."])
+        }
+        let mapped = try storeEntity(entity)
+        let rootNumber = Int64(schema.entity(mapped.table.root)?.number ?? mapped.number)
+        let select = try database.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        select.bindKey(rootNumber, at: 1)
+        guard try select.step() else {
+            select.reset()
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Z_PRIMARYKEY has no row for entity \(entity.name ?? "") (Z_ENT \(rootNumber))."])
+        }
+        let max = select.int64(0)
+        select.reset()
+        let newMax = max + Int64(count)
+        let update = try database.statement("UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?")
+        update.bindKey(newMax, at: 1)
+        update.bindKey(rootNumber, at: 2)
+        update.bindKey(max, at: 3)
+        try update.execute()
+        guard update.changes == 1 else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Z_PRIMARYKEY changed while primary keys were being reserved for \(entity.name ?? "")."])
+        }
+        return (max + 1)...newMax
+    }
+
+    /// The mapping of `entity`, or the error Core Data gives for an entity the store lacks.
+    func storeEntity(_ entity: NSEntityDescription) throws -> StoreEntity {
+        guard let mapped = schema.entity(entity) else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [
+                NSLocalizedDescriptionKey: "The store does not hold entity \(entity.name ?? "(null)") (configuration \(configurationName ?? "default"))."
+            ])
+        }
+        return mapped
+    }
+
+    /// The mapping of entity number `number`.
+    func storeEntity(number: Int) throws -> StoreEntity {
+        guard let mapped = schema.entity(number: number) else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The store has no entity numbered \(number)."])
+        }
+        return mapped
+    }
+
+    // MARK: Opening
+
+    /// WAL and full synchronous by default, then the caller's `NSSQLitePragmasOption`.
+    ///
+    /// `synchronous=FULL` syncs the WAL at every commit: a save that returned survives a
+    /// SIGKILL and a power loss, and WAL never leaves a torn file behind.
+    private func applyPragmas(_ requested: [String: Any], inMemory: Bool) throws {
+        var pragmas: [(String, String)] = []
+        if !inMemory { pragmas.append(("journal_mode", "wal")) }
+        pragmas.append(("synchronous", "full"))
+        for (name, value) in requested.sorted(by: { $0.key < $1.key }) {
+            let text = "\(value)"
+            if let existing = pragmas.firstIndex(where: { $0.0 == name.lowercased() }) {
+                pragmas[existing].1 = text
+            } else {
+                pragmas.append((name, text))
+            }
+        }
+        for (name, value) in pragmas {
+            // PRAGMA takes no bound parameters: accept plain names and plain values only.
+            guard name.allSatisfy({ $0.isLetter || $0 == "_" }), !value.isEmpty,
+                value.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) })
+            else {
+                throw coreDataError(NSPersistentStoreOpenError, userInfo: [NSLocalizedDescriptionKey: "Unsupported SQLite pragma in NSSQLitePragmasOption: \(name) = \(value)"])
+            }
+            try database.pragma("pragma \(name)=\(value)")
+        }
+    }
+
+    /// Reads the existing store's metadata and checks it against the model, or creates the
+    /// schema of a new (empty) database. Returns the metadata.
+    private func openOrCreateSchema() throws -> [String: Any] {
+        if try !database.tableExists("Z_METADATA") {
+            // Created inside an exclusive transaction: a second process opening the same new
+            // file waits, then finds the schema made.
+            let created: [String: Any]? = try inTransaction {
+                guard try !database.tableExists("Z_METADATA") else { return nil }
+                return try createSchema()
+            }
+            if let created { return created }
+        }
+        guard let metadata = try StoreMetadata.read(database) else {
+            throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [NSLocalizedDescriptionKey: "The store has no metadata row in Z_METADATA."])
+        }
+        if let error = StoreMetadata.incompatibility(of: metadata, with: model, configurationName: configurationName) { throw error }
+        try checkEntityNumbers()
+        return metadata
+    }
+
+    /// Creates every table, index and bookkeeping row; the caller holds a transaction.
+    private func createSchema() throws -> [String: Any] {
+        let existing = try database.statement("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        _ = try existing.step()
+        let tableCount = existing.int64(0)
+        existing.reset()
+        guard tableCount == 0 else {
+            throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [
+                NSLocalizedDescriptionKey: "The file is a SQLite database, but not a Core Data store (it has tables and no Z_METADATA)."
+            ])
+        }
+        for table in schema.tables { try database.executeUncached(SchemaSQL.createTable(table)) }
+        for join in schema.joinTables { try database.executeUncached(SchemaSQL.createJoinTable(join)) }
+        for index in SchemaSQL.createIndexes(schema) { try database.executeUncached(index) }
+        try database.executeUncached(SchemaSQL.createPrimaryKeyTable)
+        for mapped in schema.entities {
+            let insert = try database.statement(SchemaSQL.insertPrimaryKeyRow)
+            insert.bindKey(Int64(mapped.number), at: 1)
+            insert.bind(mapped.entity.name ?? "", at: 2)
+            insert.bindKey(Int64(mapped.superNumber), at: 3)
+            try insert.execute()
+        }
+        try database.executeUncached(SchemaSQL.createMetadataTable)
+        try database.executeUncached(SchemaSQL.createModelCacheTable)
+        let metadata = StoreMetadata.initial(model: model, configurationName: configurationName, uuid: UUID().uuidString)
+        try StoreMetadata.write(metadata, to: database)
+        return metadata
+    }
+
+    /// Checks that `Z_PRIMARYKEY` numbers the entities as this schema does.
+    private func checkEntityNumbers() throws {
+        let statement = try database.statement("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
+        defer { statement.reset() }
+        var stored: [Int: String] = [:]
+        while try statement.step() { stored[Int(statement.int64(0))] = statement.string(1) }
+        for mapped in schema.entities where stored[mapped.number] != mapped.entity.name {
+            throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [
+                NSLocalizedDescriptionKey: "Z_PRIMARYKEY numbers entity \(mapped.number) as \(stored[mapped.number] ?? "nothing"), but the model's entity \(mapped.number) is \(mapped.entity.name ?? "(null)")."
+            ])
+        }
+    }
+}

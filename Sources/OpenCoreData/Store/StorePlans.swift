@@ -1,0 +1,91 @@
+import Foundation
+
+/// A SELECT over an entity table and where each table column lands in its result.
+struct SelectPlan {
+    /// `SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME … FROM ZX t0`, without WHERE or ORDER BY.
+    let selectSQL: String
+    /// Result column of each table column, -1 when not selected.
+    let resultColumn: [Int32]
+    /// Whether result column 0 holds Z_ENT (else every row is of `rootNumber`).
+    let readsEntity: Bool
+    let rootNumber: Int
+}
+
+/// One bound value of an INSERT or UPDATE, in column order.
+enum WriteSlot {
+    case attribute(NSAttributeDescription, AttributeStorage)
+    case foreignKey(name: String)
+    case foreignEntity(name: String, destinationNumber: Int)
+}
+
+/// The INSERT and UPDATE of one entity.
+struct WritePlan {
+    /// `INSERT INTO ZX(Z_PK, Z_ENT, Z_OPT, …) VALUES(?, ?, ?, …)`.
+    let insertSQL: String
+    /// `UPDATE ZX SET ZA = ?, …, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?`.
+    let updateSQL: String
+    let slots: [WriteSlot]
+    /// Names of the external-data columns, for reading the files a row refers to.
+    let externalColumns: [String]
+}
+
+/// SQL text and column plans, built once per entity and kept for the store's life.
+struct StorePlans {
+    private var selects: [Int: SelectPlan] = [:]
+    private var writes: [Int: WritePlan] = [:]
+
+    /// The SELECT of `entity`'s columns (with its sub-entities' when `includesSubentities`).
+    mutating func select(_ entity: StoreEntity, includesSubentities: Bool, schema: StoreSchema) -> SelectPlan {
+        let key = includesSubentities ? -entity.number : entity.number
+        if let plan = selects[key] { return plan }
+        let table = entity.table
+        let members = includesSubentities ? Array(entity.subtree) : [entity.number]
+        var selected = Set<Int>()
+        for number in members {
+            guard let member = schema.entity(number: number) else { continue }
+            for attribute in member.attributes { selected.insert(attribute.column) }
+            for toOne in member.toOnes {
+                selected.insert(toOne.column)
+                if let entityColumn = toOne.entityColumn { selected.insert(entityColumn) }
+            }
+        }
+        var resultColumn = [Int32](repeating: -1, count: table.columns.count)
+        var parts = [table.hasSubentities ? "t0.Z_ENT" : "0", "t0.Z_PK", "t0.Z_OPT"]
+        for index in table.columns.indices where selected.contains(index) {
+            resultColumn[index] = Int32(parts.count)
+            parts.append("t0." + table.columns[index].name)
+        }
+        let rootNumber = schema.entity(table.root)?.number ?? entity.number
+        let plan = SelectPlan(
+            selectSQL: "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0", resultColumn: resultColumn,
+            readsEntity: table.hasSubentities, rootNumber: rootNumber)
+        selects[key] = plan
+        return plan
+    }
+
+    /// The INSERT and UPDATE of `entity`.
+    mutating func write(_ entity: StoreEntity) -> WritePlan {
+        if let plan = writes[entity.number] { return plan }
+        let table = entity.table
+        var byColumn: [Int: WriteSlot] = [:]
+        for attribute in entity.attributes { byColumn[attribute.column] = .attribute(attribute.attribute, attribute.storage) }
+        for toOne in entity.toOnes {
+            byColumn[toOne.column] = .foreignKey(name: toOne.relationship.name)
+            if let entityColumn = toOne.entityColumn {
+                byColumn[entityColumn] = .foreignEntity(name: toOne.relationship.name, destinationNumber: toOne.destinationNumber)
+            }
+        }
+        let columns = byColumn.keys.sorted()
+        let names = columns.map { table.columns[$0].name }
+        let insertColumns = (["Z_PK", "Z_ENT", "Z_OPT"] + names).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+        let assignments = (names.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
+        let plan = WritePlan(
+            insertSQL: "INSERT INTO \(table.name)(\(insertColumns)) VALUES(\(placeholders))",
+            updateSQL: "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
+            slots: columns.map { byColumn[$0]! },
+            externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name })
+        writes[entity.number] = plan
+        return plan
+    }
+}

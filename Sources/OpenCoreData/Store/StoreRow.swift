@@ -1,0 +1,26 @@
+import Foundation
+
+/// Identifies a stored row: the Z_ENT number of its concrete entity and its Z_PK.
+struct StoreKey: Hashable, Sendable, CustomStringConvertible {
+    var entityNumber: Int
+    var primaryKey: Int64
+
+    var description: String { "\(entityNumber)/p\(primaryKey)" }
+}
+
+/// One object's persistent state as the store holds it.
+struct StoreRow {
+    var key: StoreKey
+    /// The concrete entity of `key.entityNumber`.
+    var entity: NSEntityDescription
+    /// Z_OPT: the optimistic-locking version, 1 for a newly inserted row.
+    var version: Int64
+    /// Each non-transient attribute whose value is not NULL, as the Swift type of its
+    /// attribute type: Int16, Int32, Int64, Decimal, Double, Float, String, Bool, Date,
+    /// Data, UUID, URL, and for Transformable whatever
+    /// `TransformableStorage.value(from:attribute:)` returns. NULL is absent.
+    var attributes: [String: Any]
+    /// Each to-one relationship (including the to-one side of one-to-many) whose foreign
+    /// key is not NULL.
+    var toOne: [String: StoreKey]
+}
