@@ -1,0 +1,208 @@
+import Foundation
+
+// Reading values by key path, the part of key-value coding that predicates, expressions and
+// sort descriptors need. Shared by the fetching code: `keyPathValue(_:of:)` is the entry point.
+
+/// The value at `keyPath` (`"trail.region.name"`, `"hikes.@count"`, `"hikes.@avg.rating"`)
+/// of `object`, read as key-value coding reads it:
+///
+/// - `KeyValueCoding` objects through `value(forKey:)`, `[String: Any]` and `NSDictionary`
+///   by key, any other value through its stored properties (`Mirror`);
+/// - `self` / `SELF` is the object itself;
+/// - a key applied to a to-many collection (`Array`, `Set`, `NSArray`, `NSSet`,
+///   `NSOrderedSet`) maps over its elements; nested collections are flattened, and missing
+///   values become `NSNull` as in `-[NSArray valueForKey:]`;
+/// - collection operators (`@count`, `@sum`, `@avg`, `@min`, `@max`, `@unionOfObjects`,
+///   `@distinctUnionOfObjects`, `@unionOfArrays`, `@distinctUnionOfArrays`,
+///   `@unionOfSets`, `@distinctUnionOfSets`) apply to the collection on their left and the
+///   rest of the path.
+///
+/// Returns `nil` for a missing value anywhere along the path.
+func keyPathValue(_ keyPath: String, of object: Any?) -> Any? {
+    keyPathValue(components: splitKeyPath(keyPath)[...], of: object)
+}
+
+/// `keyPath` split at its dots.
+func splitKeyPath(_ keyPath: String) -> [String] {
+    keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+}
+
+/// The value at the key path made of `components`; see ``keyPathValue(_:of:)``.
+func keyPathValue(components: ArraySlice<String>, of object: Any?) -> Any? {
+    var current = unwrapAny(object)
+    var index = components.startIndex
+    while index < components.endIndex {
+        let key = components[index]
+        guard let value = current, !(value is NSNull) else { return nil }
+        if key.hasPrefix("@") {
+            return collectionOperator(key, rest: components[(index + 1)...], of: value)
+        }
+        if let elements = collectionElements(value) {
+            // A key through a to-many relationship maps over the elements.
+            var mapped: [Any] = []
+            mapped.reserveCapacity(elements.count)
+            let rest = components[index...]
+            for element in elements {
+                let inner = keyPathValue(components: rest, of: element)
+                if let innerValue = inner, !(innerValue is NSNull), let nested = collectionElements(innerValue) {
+                    mapped.append(contentsOf: nested)
+                } else {
+                    mapped.append(inner ?? NSNull())
+                }
+            }
+            return mapped
+        }
+        current = unwrapAny(singleKeyValue(key, of: value))
+        index += 1
+    }
+    return current
+}
+
+/// The value of one key of one (non-collection) object.
+func singleKeyValue(_ key: String, of object: Any) -> Any? {
+    switch object {
+    case let coding as KeyValueCoding:
+        if key == "self" || key == "SELF" { return coding }
+        return coding.value(forKey: key)
+    case let dictionary as [String: Any]:
+        if let value = dictionary[key] { return value }
+        return key == "self" || key == "SELF" ? dictionary : nil
+    case let dictionary as [AnyHashable: Any]:
+        if let value = dictionary[AnyHashable(key)] { return value }
+        return key == "self" || key == "SELF" ? dictionary : nil
+    case let dictionary as NSDictionary:
+        if let value = dictionary.object(forKey: key) { return value }
+        if let value = dictionary.object(forKey: NSString(string: key)) { return value }
+        return key == "self" || key == "SELF" ? dictionary : nil
+    default:
+        if key == "self" || key == "SELF" { return object }
+        return mirroredValue(key, of: object)
+    }
+}
+
+/// A stored property of a plain Swift value or object, found by name through `Mirror`
+/// (superclasses included). A stand-in for key-value coding on types that do not adopt
+/// ``KeyValueCoding``.
+private func mirroredValue(_ key: String, of object: Any) -> Any? {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        for child in current.children where child.label == key || child.label == "_" + key {
+            return child.value
+        }
+        mirror = current.superclassMirror
+    }
+    return nil
+}
+
+/// The elements of a to-many value (`Array`, `Set`, `NSArray`, `NSSet`, `NSOrderedSet`), or
+/// `nil` when `value` is not a collection. Strings and dictionaries are not collections here.
+func collectionElements(_ value: Any) -> [Any]? {
+    switch value {
+    case is String, is NSString, is Data, is NSData: return nil
+    case let array as [Any]: return array
+    case let set as Set<AnyHashable>: return set.map(\.base)
+    case let array as NSArray: return array.map { $0 }
+    case let set as NSSet: return set.allObjects
+    case let ordered as NSOrderedSet: return ordered.array
+    case let sequence as AnyCollectionBox: return sequence.anyElements
+    default: return nil
+    }
+}
+
+/// Collections whose static type is not one of the bridged shapes above (for example a
+/// `Set<Hike>` seen as `Any`) still reach their elements through this protocol.
+protocol AnyCollectionBox {
+    var anyElements: [Any] { get }
+}
+
+extension Set: AnyCollectionBox {
+    var anyElements: [Any] { map { $0 } }
+}
+
+extension Array: AnyCollectionBox {
+    var anyElements: [Any] { map { $0 } }
+}
+
+/// The elements of `value` when it is a collection; a dictionary gives its values (as
+/// `IN` uses them); anything else gives `nil`.
+func collectionOrDictionaryElements(_ value: Any) -> [Any]? {
+    if let elements = collectionElements(value) { return elements }
+    switch value {
+    case let dictionary as [AnyHashable: Any]: return Array(dictionary.values)
+    case let dictionary as NSDictionary: return dictionary.allValues
+    default: return nil
+    }
+}
+
+/// Looks through `Optional` layers hidden inside `Any`.
+@inline(__always)
+func unwrapAny(_ value: Any?) -> Any? {
+    guard let value else { return nil }
+    if let optional = value as? AnyOptional { return unwrapAny(optional.wrappedAny) }
+    return value
+}
+
+/// `nil` and `NSNull` are both "no value" for predicates.
+@inline(__always)
+func isNilValue(_ value: Any?) -> Bool {
+    guard let value = unwrapAny(value) else { return true }
+    return value is NSNull
+}
+
+protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var wrappedAny: Any? {
+        switch self {
+        case .some(let value): return value
+        case .none: return nil
+        }
+    }
+}
+
+// MARK: Collection operators
+
+/// Applies `@count`, `@sum`, `@avg`, `@min`, `@max` and the union operators to `value`.
+private func collectionOperator(_ name: String, rest: ArraySlice<String>, of value: Any) -> Any? {
+    let elements = collectionElements(value) ?? [value]
+    func mapped() -> [Any] {
+        guard !rest.isEmpty else { return elements }
+        return elements.map { keyPathValue(components: rest, of: $0) ?? NSNull() }
+    }
+    switch name {
+    case "@count":
+        // `@count` ends the path; what follows applies to the number (rarely useful).
+        let count = elements.count
+        return rest.isEmpty ? count : keyPathValue(components: rest, of: count)
+    case "@sum":
+        return ExpressionMath.sum(mapped().filter { !isNilValue($0) })
+    case "@avg":
+        let values = mapped().filter { !isNilValue($0) }
+        return values.isEmpty ? 0 : ExpressionMath.average(values)
+    case "@min":
+        return ExpressionMath.extreme(mapped(), wantMaximum: false)
+    case "@max":
+        return ExpressionMath.extreme(mapped(), wantMaximum: true)
+    case "@unionOfObjects":
+        return mapped().filter { !isNilValue($0) }
+    case "@distinctUnionOfObjects":
+        return distinct(mapped().filter { !isNilValue($0) })
+    case "@unionOfArrays", "@unionOfSets":
+        return mapped().flatMap { collectionElements($0) ?? [$0] }.filter { !isNilValue($0) }
+    case "@distinctUnionOfArrays", "@distinctUnionOfSets":
+        return distinct(mapped().flatMap { collectionElements($0) ?? [$0] }.filter { !isNilValue($0) })
+    default:
+        return nil
+    }
+}
+
+/// `values` without repeats (predicate equality), first occurrence kept.
+func distinct(_ values: [Any]) -> [Any] {
+    var result: [Any] = []
+    for value in values where !result.contains(where: { PredicateValues.equal($0, value, options: []) }) {
+        result.append(value)
+    }
+    return result
+}

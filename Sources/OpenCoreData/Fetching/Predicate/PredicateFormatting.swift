@@ -1,0 +1,177 @@
+import Foundation
+
+/// Prints predicates and expressions in Foundation's canonical form: `name == "x"`,
+/// `rating > 3`, `name BEGINSWITH[cd] "a"`, `ANY hikes.date > CAST(…, "NSDate")`,
+/// `SUBQUERY(hikes, $h, $h.rating > 3).@count > 0`, `name == nil`, compound predicates
+/// with their compound operands in parentheses.
+enum PredicateFormatter {
+    static func comparison(_ predicate: NSComparisonPredicate) -> String {
+        let left = expression(predicate.leftExpression), right = expression(predicate.rightExpression)
+        if predicate.predicateOperatorType == .customSelector, let selector = predicate.customSelector {
+            return "FUNCTION(\(left), \(quoted(selector.name)), \(right))"
+        }
+        var text = ""
+        switch predicate.comparisonPredicateModifier {
+        case .any: text = "ANY "
+        case .all: text = "ALL "
+        case .direct: break
+        }
+        text += left + " " + operatorText(predicate.predicateOperatorType) + optionsText(predicate.options) + " " + right
+        return text
+    }
+
+    static func operatorText(_ op: NSComparisonPredicate.Operator) -> String {
+        switch op {
+        case .lessThan: return "<"
+        case .lessThanOrEqualTo: return "<="
+        case .greaterThan: return ">"
+        case .greaterThanOrEqualTo: return ">="
+        case .equalTo: return "=="
+        case .notEqualTo: return "!="
+        case .matches: return "MATCHES"
+        case .like: return "LIKE"
+        case .beginsWith: return "BEGINSWITH"
+        case .endsWith: return "ENDSWITH"
+        case .in: return "IN"
+        case .contains: return "CONTAINS"
+        case .between: return "BETWEEN"
+        case .customSelector: return "FUNCTION"
+        }
+    }
+
+    /// `[cd]`, `[c]`, `[d]`, `[n]` or nothing.
+    static func optionsText(_ options: NSComparisonPredicate.Options) -> String {
+        var letters = ""
+        if options.contains(.caseInsensitive) { letters += "c" }
+        if options.contains(.diacriticInsensitive) { letters += "d" }
+        if options.contains(.normalized) { letters += "n" }
+        return letters.isEmpty ? "" : "[" + letters + "]"
+    }
+
+    static func compound(_ predicate: NSCompoundPredicate) -> String {
+        func operand(_ sub: NSPredicate) -> String {
+            sub is NSCompoundPredicate ? "(" + sub.predicateFormat + ")" : sub.predicateFormat
+        }
+        let subs = predicate.predicates
+        switch predicate.compoundPredicateType {
+        case .not:
+            return "NOT " + (subs.first.map(operand) ?? "TRUEPREDICATE")
+        case .and:
+            if subs.isEmpty { return "TRUEPREDICATE" }
+            if subs.count == 1 { return subs[0].predicateFormat }
+            return subs.map(operand).joined(separator: " AND ")
+        case .or:
+            if subs.isEmpty { return "FALSEPREDICATE" }
+            if subs.count == 1 { return subs[0].predicateFormat }
+            return subs.map(operand).joined(separator: " OR ")
+        }
+    }
+
+    // MARK: Expressions
+
+    static func expression(_ expression: NSExpression) -> String {
+        switch expression.node {
+        case .constant(let value): return constant(value)
+        case .evaluatedObject: return "SELF"
+        case .variable(let name): return "$" + name
+        case .keyPath(_, let components): return components.map(escapedKey).joined(separator: ".")
+        case .function(let name, let operand, let arguments): return function(name, operand, arguments)
+        case .setOperation(let type, let left, let right):
+            let word = type == .unionSet ? "UNION" : (type == .intersectSet ? "INTERSECT" : "MINUS")
+            return self.expression(left) + " " + word + " " + self.expression(right)
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(" + self.expression(collection) + ", $" + variable + ", " + predicate.predicateFormat + ")"
+        case .aggregate(let items):
+            return "{" + items.map(self.expression).joined(separator: ", ") + "}"
+        case .anyKey: return "ANYKEY"
+        case .block(_, let arguments):
+            return "BLOCK(" + ([address(of: expression)] + (arguments ?? []).map(self.expression)).joined(separator: ", ") + ")"
+        case .conditional(let predicate, let yes, let no):
+            return "TERNARY(" + predicate.predicateFormat + ", " + self.expression(yes) + ", " + self.expression(no) + ")"
+        }
+    }
+
+    /// Binding strength of the infix arithmetic operators.
+    private static func precedence(_ expression: NSExpression) -> Int? {
+        guard case .function(let name, nil, let arguments) = expression.node, arguments.count == 2 else { return nil }
+        switch name {
+        case "add:to:", "from:subtract:": return 1
+        case "multiply:by:", "divide:by:": return 2
+        case "raise:toPower:": return 3
+        default: return nil
+        }
+    }
+
+    private static func function(_ name: String, _ operand: NSExpression?, _ arguments: [NSExpression]) -> String {
+        let args = arguments.map(expression)
+        if let operand {
+            if name == "valueForKeyPath:", arguments.count == 1, let path = arguments[0].constantValue.flatMap(PredicateValues.string) {
+                return expression(operand) + "." + path
+            }
+            return "FUNCTION(" + ([expression(operand), quoted(name)] + args).joined(separator: ", ") + ")"
+        }
+        if let symbol = ExpressionFunctions.infixOperators[name], arguments.count == 2 {
+            let own = name == "raise:toPower:" ? 3 : (name == "add:to:" || name == "from:subtract:" ? 1 : 2)
+            var left = args[0], right = args[1]
+            if let inner = precedence(arguments[0]), inner < own || (own == 3 && inner == 3) { left = "(" + left + ")" }
+            if let inner = precedence(arguments[1]), inner < own || (inner == own && own != 3) { right = "(" + right + ")" }
+            return left + " " + symbol + " " + right
+        }
+        if name == "objectFrom:withIndex:", arguments.count == 2 {
+            return args[0] + "[" + args[1] + "]"
+        }
+        if name == "castObject:toType:", arguments.count == 2 {
+            return "CAST(" + args[0] + ", " + args[1] + ")"
+        }
+        return name + "(" + args.joined(separator: ", ") + ")"
+    }
+
+    /// A key that is a reserved word prints with `#`, so that the text parses back.
+    private static func escapedKey(_ key: String) -> String {
+        PredicateLexer.reservedWords.contains(key.uppercased()) ? "#" + key : key
+    }
+
+    // MARK: Constants
+
+    /// A constant as Foundation prints it in a predicate: strings quoted, numbers as
+    /// `NSNumber` prints them (`true` is `1`), dates as `CAST(seconds, "NSDate")`,
+    /// collections as `{a, b}`, `nil` as `nil`.
+    static func constant(_ value: Any?) -> String {
+        guard let value = unwrapAny(value), !(value is NSNull) else { return "nil" }
+        if let string = PredicateValues.string(value) { return quoted(string) }
+        if let symbol = value as? PredicateIndexSymbol { return symbol.rawValue }
+        if let date = PredicateValues.date(value) {
+            return "CAST(" + String(format: "%f", date.timeIntervalSinceReferenceDate) + ", \"NSDate\")"
+        }
+        if let expression = value as? NSExpression { return self.expression(expression) }
+        if PredicateValues.number(value) != nil { return CocoaFormatter.scalarDescription(value) }
+        if let elements = collectionElements(value) {
+            return "{" + elements.map(constant).joined(separator: ", ") + "}"
+        }
+        switch value {
+        case is UUID, is NSUUID, is URL, is NSURL, is Data, is NSData: return CocoaFormatter.scalarDescription(value)
+        default: return String(describing: value)
+        }
+    }
+
+    /// `"text"` with backslashes, quotes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// `0x…` for an object, as `BLOCKPREDICATE(0x…)` prints.
+    static func address(of object: AnyObject) -> String {
+        "0x" + String(UInt(bitPattern: ObjectIdentifier(object).hashValue), radix: 16)
+    }
+}
