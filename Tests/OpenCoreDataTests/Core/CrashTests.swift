@@ -69,11 +69,13 @@ final class CrashTests: XCTestCase {
 
     /// The CrashTestWriter executable built beside the test bundle.
     private static func writerExecutable() throws -> URL {
-        var directory = Bundle(for: CrashTests.self).bundleURL.deletingLastPathComponent()
-        for _ in 0..<3 {
+        // On Linux the test process is the .xctest executable itself, in the build directory.
+        let places = [
+            Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0]), Bundle(for: CrashTests.self).bundleURL,
+        ].compactMap { $0?.deletingLastPathComponent() }
+        for directory in places {
             let candidate = directory.appendingPathComponent("CrashTestWriter")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
         }
         throw NSError(domain: "CrashTests", code: 1, userInfo: [
             NSLocalizedDescriptionKey: "CrashTestWriter is not built beside the tests; `swift build` builds it"

@@ -49,7 +49,9 @@ final class SaveAndFetchTests: CoreTestCase {
         let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
         trail.setValue("Empty", forKey: "name")
         try writer.viewContext.save()
-        let fetched = try XCTUnwrap(openContainer().viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        let reader = try openContainer()
+        let fetched = try XCTUnwrap(reader.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        XCTAssertEqual(fetched.value(forKey: "name") as? String, "Empty", "the row was read")
         for key in ["rating", "photo", "tags", "elevation", "fee", "isFavorite", "lastHiked", "id", "url"] {
             XCTAssertNil(fetched.value(forKey: key), key)
         }
@@ -95,8 +97,9 @@ final class SaveAndFetchTests: CoreTestCase {
         XCTAssertEqual(try context.count(for: request), 4, "an unsaved insert is counted")
         request.includesPendingChanges = false
         XCTAssertEqual(try context.count(for: request), 3)
-        request.resultType = .managedObjectIDResultType
-        let ids = try context.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Trail"))
+        let idRequest = NSFetchRequest<NSManagedObjectID>(entityName: "Trail")
+        idRequest.resultType = .managedObjectIDResultType
+        let ids = try context.fetch(idRequest)
         XCTAssertEqual(ids.count, 4)
         let counted = NSFetchRequest<NSNumber>(entityName: "Trail")
         counted.resultType = .countResultType

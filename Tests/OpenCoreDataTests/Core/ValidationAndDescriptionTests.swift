@@ -62,7 +62,8 @@ final class ValidationAndDescriptionTests: CoreTestCase {
         trail.setValue(Data(repeating: 7, count: 30), forKey: "photo")
         trail.setValue(true, forKey: "isFavorite")
         try writer.viewContext.save()
-        let fetched = try XCTUnwrap(openContainer().viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        let reader = try openContainer()  // kept alive: objects do not retain their context
+        let fetched = try XCTUnwrap(reader.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
         _ = fetched.value(forKey: "name")
         let text = fetched.description
         XCTAssertTrue(text.contains("/Trail/p1>; data: {\n"), text)
