@@ -143,19 +143,21 @@ public struct OutputMatcher: Sendable {
 
     // MARK: Alignment
 
-    /// Least-cost alignment: matching and wildcard steps are free, each removed or added
-    /// line costs one. Ties prefer matches, then removals before additions (diff order).
+    /// Least-cost alignment: a matching line is free, a line absorbed by a `…` line costs 1
+    /// (so wildcards absorb no more than they must), each removed or added line costs 1000.
+    /// Ties prefer matches, then removals before additions (diff order).
     static func align(_ expected: [String], _ actual: [String]) -> [Operation] {
         let n = expected.count
         let m = actual.count
         // Very large outputs: compare without the quadratic table.
-        guard n * m <= 16_000_000 else {
+        guard n * m <= 16_000_000, n + m < 1_000_000 else {
             if !expected.contains(where: { $0.contains(ellipsis) }) && expected == actual {
                 return zip(expected, actual).map { .same(expected: $0, actual: $1) }
             }
             return expected.map { .removed($0) } + actual.map { .added($0) }
         }
         let width = m + 1
+        let change: Int32 = 1000
         var cost = [Int32](repeating: 0, count: (n + 1) * width)
         let wildcard = expected.map(isWildcardLine)
         for i in stride(from: n, through: 0, by: -1) {
@@ -164,12 +166,12 @@ public struct OutputMatcher: Sendable {
                 var best = Int32.max
                 if i < n && wildcard[i] {
                     best = cost[(i + 1) * width + j]
-                    if j < m { best = min(best, cost[i * width + j + 1]) }
+                    if j < m { best = min(best, 1 + cost[i * width + j + 1]) }
                 } else if i < n && j < m && lineMatches(expected[i], actual[j]) {
                     best = cost[(i + 1) * width + j + 1]
                 }
-                if i < n { best = min(best, 1 + cost[(i + 1) * width + j]) }
-                if j < m { best = min(best, 1 + cost[i * width + j + 1]) }
+                if i < n { best = min(best, change + cost[(i + 1) * width + j]) }
+                if j < m { best = min(best, change + cost[i * width + j + 1]) }
                 cost[i * width + j] = best
             }
         }
@@ -180,7 +182,7 @@ public struct OutputMatcher: Sendable {
         while i < n || j < m {
             let here = cost[i * width + j]
             if i < n && wildcard[i] {
-                if j < m && cost[i * width + j + 1] == here {
+                if j < m && 1 + cost[i * width + j + 1] == here {
                     eaten = (eaten ?? []) + [actual[j]]
                     j += 1
                     continue
@@ -197,7 +199,7 @@ public struct OutputMatcher: Sendable {
                 j += 1
                 continue
             }
-            if i < n && 1 + cost[(i + 1) * width + j] == here {
+            if i < n && change + cost[(i + 1) * width + j] == here {
                 if eaten != nil { operations.append(.wildcard(actual: eaten!)); eaten = nil }
                 operations.append(.removed(expected[i]))
                 i += 1
