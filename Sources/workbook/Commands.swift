@@ -190,3 +190,30 @@ struct Check: ParsableCommand {
         if passed < reports.count || !outcome.problems.isEmpty { throw ExitCode.failure }
     }
 }
+
+struct Sources: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a chapter's generated program and a run.sh that builds and runs it with bare swiftc.",
+        discussion: "Used by the benchmark (Benchmarks/workbook) and for looking at what the tool compiles.")
+
+    @Argument(help: "The chapter: its number or file name.")
+    var chapter: String
+
+    @Option(help: "The folder to write into.")
+    var out: String
+
+    @OptionGroup var options: CommonOptions
+
+    func run() throws {
+        let workbook = try options.makeWorkbook()
+        let path = try workbook.resolve([chapter])[0]
+        let parsed = workbook.parse(path)
+        guard let chapter = parsed.chapter, parsed.problems.isEmpty else {
+            Terminal.printProblems(parsed.problems)
+            throw ExitCode.failure
+        }
+        let directory = URL(fileURLWithPath: out).standardizedFileURL
+        try ProgramExport.write(chapter, runner: workbook.runner, to: directory)
+        Terminal.say("wrote \(directory.path)/run.sh")
+    }
+}

@@ -13,7 +13,7 @@ struct WorkbookCommand: ParsableCommand {
             compiled against the package's OpenCoreData build (.build/debug) and run in a fresh \
             working directory; each block's output is checked against the `output` block after it.
             """,
-        subcommands: [Run.self, Verify.self, Build.self, Serve.self, ExercisesCommand.self, Check.self])
+        subcommands: [Run.self, Verify.self, Build.self, Serve.self, ExercisesCommand.self, Check.self, Sources.self])
 }
 
 /// Options every subcommand shares.

@@ -34,7 +34,9 @@ public struct LibraryBuild: Sendable, Equatable {
     /// The first of `candidates` that holds the library.
     public static func find(inAnyOf candidates: [URL]) -> LibraryBuild? {
         for candidate in candidates {
-            if let build = find(in: candidate.standardizedFileURL) { return build }
+            // Resolved, so `.build/debug` and the triple directory it links to give one
+            // fingerprint, and the tool and the tests share cached runs.
+            if let build = find(in: candidate.standardizedFileURL.resolvingSymlinksInPath()) { return build }
         }
         return nil
     }
@@ -90,7 +92,9 @@ public struct LibraryBuild: Sendable, Equatable {
 /// The Swift compiler the chapter programs are built with.
 public struct Toolchain: Sendable {
     public var swiftc: String
-    /// `swiftc --version`, part of every cache key.
+    /// Identifies the compiler in cache keys: the resolved compiler binary with its size and
+    /// modification time. (Asking `swiftc --version` would cost a tenth of a second on every
+    /// run of the tool; installing another toolchain changes the binary either way.)
     public var version: String
 
     /// Finds `swiftc`: `$SWIFTC`, then beside the running tool's toolchain on `PATH`.
@@ -100,9 +104,8 @@ public struct Toolchain: Sendable {
         guard let swiftc = candidates.compactMap({ $0 }).first(where: { access($0, X_OK) == 0 }) else {
             throw WorkbookError("cannot find swiftc: put the Swift toolchain on PATH or set SWIFTC")
         }
-        let result = try Subprocess.run(swiftc, ["--version"], timeout: 60)
-        let version = String(decoding: result.stdout + result.stderr, as: UTF8.self)
-        return Toolchain(swiftc: swiftc, version: version.trimmingCharacters(in: .whitespacesAndNewlines))
+        let binary = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath()
+        return Toolchain(swiftc: swiftc, version: binary.path + " " + LibraryBuild.fileStamp(binary))
     }
 }
 
