@@ -51,6 +51,8 @@ public struct ChapterRunner: Sendable {
     /// Runs the chapter and returns what every snippet printed. Never throws for problems
     /// of the chapter; those are in the run's ``ChapterRun/problems``.
     public func run(_ chapter: Chapter) -> ChapterRun {
+        let trace = Trace(chapter.path)
+        defer { trace.mark("done") }
         let plans = ProgramAssembler.plans(for: chapter)
         var results = chapter.snippets.map { snippet -> SnippetResult in
             let outcome: SnippetOutcome
@@ -67,6 +69,7 @@ public struct ChapterRunner: Sendable {
             // 1. The main program.
             let binary = base.appendingPathComponent("program")
             let compiled = try compile(ProgramAssembler.mainProgram(chapter), into: base.appendingPathComponent("main"), output: binary)
+            trace.mark("compiled main program")
             guard compiled.succeeded else {
                 problems += compileProblems(compiled, chapter: chapter, normalizer: normalizer)
                 if problems.isEmpty {
@@ -89,8 +92,10 @@ public struct ChapterRunner: Sendable {
                     results[snippet.index].outcome = .failedToCompile
                 }
             }
+            trace.mark("compiled compile-fail snippets")
             // 3. The main run.
             let main = try execute(chapter, binary: binary, trapSnippet: nil, base: base, normalizer: normalizer)
+            trace.mark("ran main program")
             var stoppedAt = Int.max
             for (index, output) in main.outputs where plans[index] == .run {
                 results[index].output = output
@@ -281,5 +286,19 @@ public struct ChapterRunner: Sendable {
 
     private func formatSeconds(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// Phase timings on standard error when `WORKBOOK_TRACE` is set: where a chapter's time goes.
+struct Trace {
+    let name: String
+    let start = Date()
+    let enabled = ProcessInfo.processInfo.environment["WORKBOOK_TRACE"] != nil
+
+    init(_ name: String) { self.name = name }
+
+    func mark(_ phase: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data(String(format: "[trace] %@ %.3f s %@\n", name, Date().timeIntervalSince(start), phase).utf8))
     }
 }
