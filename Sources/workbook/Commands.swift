@@ -82,7 +82,7 @@ struct Build: ParsableCommand {
         let workbook = try options.makeWorkbook()
         defer { workbook.cleanUp() }
         let output = out.map { URL(fileURLWithPath: $0) } ?? workbook.packageRoot.appendingPathComponent("book")
-        let problems = try BookBuilder.build(workbook, into: output)
+        let problems = try BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
         Terminal.say("wrote the book: file://\(output.standardizedFileURL.appendingPathComponent("index.html").path)")
         if problems > 0 {
             Terminal.warn("\(problems) chapter\(problems == 1 ? " has" : "s have") problems (listed above); their pages show them")
@@ -105,10 +105,10 @@ struct Serve: ParsableCommand {
     func run() throws {
         let workbook = try options.makeWorkbook()
         let output = workbook.packageRoot.appendingPathComponent("book")
-        _ = try BookBuilder.build(workbook, into: output)
+        _ = try BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
         let server = BookServer(host: host, port: port, bookDirectory: output) {
             Terminal.say("a chapter changed; rebuilding")
-            _ = try? BookBuilder.build(workbook, into: output)
+            _ = try? BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
         }
         server.chaptersDirectory = workbook.chaptersDirectory
         let bound = try server.start()

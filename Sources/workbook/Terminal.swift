@@ -1,13 +1,18 @@
 import Foundation
 import WorkbookKit
 
-/// Everything the tool prints goes through here.
+/// Everything the tool prints goes through here, unbuffered, so that progress shows at
+/// once in a pipe or a log (`serve`, CI).
 enum Terminal {
+    private static func print(_ items: String..., terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((items.joined(separator: " ") + terminator).utf8))
+    }
+
+    private static func print() { print("") }
+
     static let colours = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
 
-    static func say(_ text: String) {
-        print(text)
-    }
+    static func say(_ text: String) { print(text) }
 
     static func warn(_ text: String) {
         FileHandle.standardError.write(Data("warning: \(text)\n".utf8))
