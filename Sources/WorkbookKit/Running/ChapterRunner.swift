@@ -154,10 +154,11 @@ public struct ChapterRunner: Sendable {
     private func compileProblems(_ result: Subprocess.Result, chapter: Chapter, normalizer: OutputNormalizer) -> [Problem] {
         let text = normalizer.normalize(String(decoding: result.stderr + result.stdout, as: UTF8.self))
         var problems = Diagnostics.parse(text, chapterPath: chapter.path).filter { $0.isError }.map { diagnostic in
-            Problem(file: diagnostic.file == chapter.path ? chapter.path : chapter.path,
-                    line: diagnostic.file == chapter.path ? diagnostic.line : 1,
-                    column: diagnostic.file == chapter.path ? diagnostic.column : nil,
-                    message: diagnostic.file == chapter.path ? diagnostic.message : "\(diagnostic.message) (in \(diagnostic.file):\(diagnostic.line))")
+            diagnostic.file == chapter.path
+                ? Problem(file: chapter.path, line: diagnostic.line, column: diagnostic.column, message: diagnostic.message)
+                // An error in the code the tool wraps around snippets (an unbalanced brace in
+                // a snippet can cause one): name the generated file, relative to <build>.
+                : Problem(file: chapter.path, line: 1, message: "\(diagnostic.message) (in the generated \(diagnostic.file):\(diagnostic.line); see `workbook sources`)")
         }
         if problems.isEmpty, !text.isEmpty {
             let hint = library == nil && text.contains("no such module 'OpenCoreData'")

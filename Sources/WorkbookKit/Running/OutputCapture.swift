@@ -63,6 +63,8 @@ enum OutputCapture {
                 receive(receiver, into: &result, buffer: &buffer, flags: 0)
             } else if let termination = Spawn.poll(pid) {
                 finished = termination
+                // Anything the program left running in the background goes with it.
+                _ = kill(-pid, SIGKILL)
                 break
             }
             if Date() > deadline {
