@@ -47,7 +47,7 @@ enum Terminal {
             }
             if let last = result.output.text.last, last != "\n" { print() }
             switch result.outcome {
-            case .trapped(let signal): print("[the program stopped with signal \(signal)]")
+            case .trapped(let signal): print("[the program stopped with signal \(signal)\(result.trapLocation.map { " at \($0)" } ?? "")]")
             case .exited(let status): print("[the program exited with status \(status)]")
             case .timedOut(let seconds): print("[killed after \(seconds) s]")
             case .failedToCompile: print("[does not compile, as expected]")

@@ -77,6 +77,9 @@ final class MatcherTests: XCTestCase {
 
             """
         XCTAssertEqual(OutputNormalizer.removeRuntimeBacktrace(text), "Fatal error: boom\nafter\n")
+        let announced = "Swift/Array.swift:692: Fatal error: Index out of range\n\n*** Signal 4: Backtracing from 0x7f0b6756df7f... done ***\n\n"
+        XCTAssertEqual(OutputNormalizer.removeRuntimeBacktrace(announced), "Swift/Array.swift:692: Fatal error: Index out of range\n")
+        XCTAssertEqual(ChapterRunner.crashLocation(in: "  0 0x1 f in libswiftCore.so\n  3 [ra] 0x5 main + 198 in program at Chapters/09-x.md:41:10\n", chapterPath: "Chapters/09-x.md"), "Chapters/09-x.md:41:10")
     }
 
     func testDiagnosticsParsing() {

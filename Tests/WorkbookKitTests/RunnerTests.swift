@@ -85,6 +85,18 @@ final class RunnerTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 60)
     }
 
+    func testCrashesInsideTheStandardLibraryAreLocatedInTheChapter() throws {
+        let text = "# Crash\n\n```swift\nlet trails = [\"a\"]\nprint(\"reading\")\nprint(trails[3])\n```\n\n```swift trap\nlet empty: [Int] = []\n_ = empty[0]\n```\n"
+        let (_, outcomes) = try outcomes([], extra: ["01-crash.md": text])
+        let outcome = try XCTUnwrap(outcomes.first)
+        // The runtime's message names the standard library; the backtrace names the chapter.
+        XCTAssertEqual(outcome.problems.map { "\($0.line):\($0.column ?? 0)" }, ["6:13"], "\(outcome.problems)")
+        XCTAssertEqual(outcome.run?.result(for: 0)?.trapLocation, "Chapters/01-crash.md:6:13")
+        XCTAssertEqual(outcome.run?.result(for: 0)?.output.text.hasPrefix("reading\nSwift/"), true)
+        XCTAssertFalse(outcome.run?.result(for: 0)?.output.text.contains("Backtracing") ?? true)
+        XCTAssertEqual(outcome.run?.result(for: 1)?.outcome, .notRun, "trap snippets after an unexpected crash do not run")
+    }
+
     func testCachedRunsAreReusedUntilTheCodeChanges() throws {
         let root = try FixtureSupport.packageRoot(fixtures: [], extra: ["01-a.md": "# A\n\n```swift\nprint(1)\n```\n", "02-b.md": "# B\n\n```swift\nprint(2)\n```\n"])
         roots.append(root)

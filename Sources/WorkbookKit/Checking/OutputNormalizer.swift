@@ -25,6 +25,18 @@ public struct OutputNormalizer: Sendable {
     /// (`Current stack trace:` and its numbered frames): addresses differ on every run and
     /// the frames name the tool's temporary files. The `Fatal error: …` line stays.
     public static func removeRuntimeBacktrace(_ text: String) -> String {
+        var text = text
+        // With the backtracer on, the runtime announces it on standard error:
+        // "\n*** Signal 4: Backtracing from 0x7f…... done ***\n\n". The backtrace itself goes to a file.
+        while let start = text.range(of: "*** Signal "),
+              let end = text.range(of: "***", range: text.index(start.upperBound, offsetBy: 0)..<text.endIndex),
+              text[start.upperBound..<end.lowerBound].contains("Backtracing from") {
+            var lower = start.lowerBound
+            if lower > text.startIndex, text[text.index(before: lower)] == "\n" { lower = text.index(before: lower) }
+            var upper = end.upperBound
+            for _ in 0..<2 where upper < text.endIndex && text[upper] == "\n" { upper = text.index(after: upper) }
+            text.replaceSubrange(lower..<upper, with: "")
+        }
         guard text.contains("Current stack trace:") else { return text }
         var kept: [Substring] = []
         var inTrace = false

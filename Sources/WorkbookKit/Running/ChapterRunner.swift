@@ -21,16 +21,25 @@ public struct ChapterRunner: Sendable {
 
     /// The environment every chapter program runs with: fixed values, so that output does
     /// not depend on who runs the book, and so that it can be part of the cache key.
-    static func programEnvironment(workingDirectory: String) -> [String: String] {
-        [
+    ///
+    /// When the toolchain has Swift's backtracer, a crash writes a backtrace to
+    /// `backtraceFile` (not to the program's output); the runner reads the chapter line and
+    /// column of the crash from it. Otherwise backtracing is off and the runtime prints only
+    /// its `Fatal error: …` line.
+    func programEnvironment(workingDirectory: String, backtraceFile: String) -> [String: String] {
+        var backtrace = "enable=no"
+        if let backtracer = toolchain.backtracer {
+            backtrace = "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,limit=64,top=16,sanitize=yes,"
+                + "output-to=\(backtraceFile),swift-backtrace=\(backtracer)"
+        }
+        return [
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": workingDirectory,
             "TMPDIR": workingDirectory + "/.tmp",
             "TZ": "UTC",
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
-            // A trap prints the runtime's one-line message, not a backtrace.
-            "SWIFT_BACKTRACE": "enable=no",
+            "SWIFT_BACKTRACE": backtrace,
         ]
     }
 
@@ -43,6 +52,9 @@ public struct ChapterRunner: Sendable {
             // code reads like the Core Data code readers will write.
             "-swift-version", "5", "-module-name", "Chapters", "-Onone",
             "-diagnostic-style", "llvm", "-no-color-diagnostics",
+            // Line tables only: enough for a crash's backtrace to name the chapter line and
+            // column, at a small fraction of full debug information's cost.
+            "-gline-tables-only",
         ]
         if let library { arguments += library.compilerArguments(packageRoot: packageRoot) }
         return arguments
@@ -104,8 +116,9 @@ public struct ChapterRunner: Sendable {
             if let last = main.lastSnippet, !main.reachedEnd {
                 stoppedAt = last
                 results[last].outcome = outcome(main.termination, timeout: chapter.settings.timeout)
+                results[last].trapLocation = main.crashLocation
                 problems.append(unexpectedEnd(of: chapter.snippets[last], chapter: chapter, termination: main.termination,
-                                              output: results[last].output))
+                                              output: results[last].output, location: main.crashLocation))
             } else if main.lastSnippet == nil && !main.reachedEnd {
                 problems.append(Problem(file: chapter.path, line: 1, message: "the chapter program ended before its first snippet (\(describe(main.termination)))"))
                 stoppedAt = -1
@@ -116,8 +129,9 @@ public struct ChapterRunner: Sendable {
                 let output = run.outputs.first { $0.0 == snippet.index }?.1 ?? SnippetOutput()
                 results[snippet.index].output = output
                 switch run.termination {
-                case .signalled(let signal):
+                case .signalled(let signal) where run.lastSnippet == snippet.index:
                     results[snippet.index].outcome = .trapped(signal: signal)
+                    results[snippet.index].trapLocation = run.crashLocation
                 case .exited(0) where run.sawNoTrapMarker:
                     results[snippet.index].outcome = .completed
                     problems.append(Problem(file: chapter.path, line: snippet.fenceLine,
@@ -125,7 +139,8 @@ public struct ChapterRunner: Sendable {
                 default:
                     results[snippet.index].outcome = outcome(run.termination, timeout: chapter.settings.timeout)
                     let last = run.lastSnippet.map { chapter.snippets[$0] } ?? snippet
-                    problems.append(unexpectedEnd(of: last, chapter: chapter, termination: run.termination, output: output))
+                    problems.append(unexpectedEnd(of: last, chapter: chapter, termination: run.termination, output: output,
+                                                  location: run.crashLocation))
                 }
             }
         } catch {
@@ -178,6 +193,8 @@ public struct ChapterRunner: Sendable {
         var reachedEnd = false
         var sawNoTrapMarker = false
         var termination: Termination = .exited(0)
+        /// Where the program crashed, from its backtrace, when that is in the chapter.
+        var crashLocation: String?
     }
 
     private func execute(_ chapter: Chapter, binary: URL, trapSnippet: Int?, base: URL, normalizer: OutputNormalizer) throws -> Execution {
@@ -189,13 +206,28 @@ public struct ChapterRunner: Sendable {
             try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(file.contents.utf8).write(to: url)
         }
-        var environment = Self.programEnvironment(workingDirectory: work.path)
+        let backtraceFile = base.appendingPathComponent("backtrace-\(trapSnippet.map(String.init) ?? "main").txt")
+        var environment = programEnvironment(workingDirectory: work.path, backtraceFile: backtraceFile.path)
         if let trapSnippet { environment[ProgramAssembler.trapVariable] = String(trapSnippet) }
         let captured = try OutputCapture.run(
             executable: binary.path, environment: environment, directory: work.path, timeout: chapter.settings.timeout)
         var normalizer = normalizer
         normalizer.workingDirectory = work.path
-        return Self.split(captured, normalizer: normalizer)
+        var execution = Self.split(captured, normalizer: normalizer)
+        if case .signalled = captured.termination, let data = FileManager.default.contents(atPath: backtraceFile.path) {
+            execution.crashLocation = Self.crashLocation(in: String(decoding: data, as: UTF8.self), chapterPath: chapter.path)
+        }
+        return execution
+    }
+
+    /// The first frame of a backtrace that is in the chapter: `Chapters/NN-slug.md:LINE:COLUMN`.
+    static func crashLocation(in backtrace: String, chapterPath: String) -> String? {
+        for line in backtrace.split(separator: "\n") {
+            guard let range = line.range(of: " at " + chapterPath + ":") else { continue }
+            let location = line[line.index(range.lowerBound, offsetBy: 4)...]
+            return String(location.prefix { !$0.isWhitespace })
+        }
+        return nil
     }
 
     /// Splits captured output at the runtime's markers into per-snippet output.
@@ -266,12 +298,16 @@ public struct ChapterRunner: Sendable {
     }
 
     /// The problem for a program that stopped while `snippet` ran.
-    private func unexpectedEnd(of snippet: Snippet, chapter: Chapter, termination: Termination, output: SnippetOutput) -> Problem {
-        // The runtime's message names the chapter line when the failing check is in chapter
-        // code (fatalError, precondition, a force unwrap): prefer that line.
+    private func unexpectedEnd(
+        of snippet: Snippet, chapter: Chapter, termination: Termination, output: SnippetOutput, location: String?
+    ) -> Problem {
+        // The backtrace names the chapter line and column of the crash; without one, the
+        // runtime's message names the line when the failing check is in chapter code
+        // (fatalError, precondition, a force unwrap); otherwise the snippet's line.
         let errorText = output.segments.filter { $0.stream == .stderr }.map(\.text).joined()
-        let located = Diagnostics.runtimeLocation(in: errorText, chapterPath: chapter.path)
-        let line = located ?? snippet.fenceLine
+        let parts = location?.dropFirst(chapter.path.count + 1).split(separator: ":").compactMap { Int($0) } ?? []
+        let line = parts.first ?? Diagnostics.runtimeLocation(in: errorText, chapterPath: chapter.path) ?? snippet.fenceLine
+        let column = parts.count > 1 ? parts[1] : nil
         let lastError = errorText.split(separator: "\n").last.map(String.init)
         switch termination {
         case .timedOut:
@@ -279,7 +315,7 @@ public struct ChapterRunner: Sendable {
         case .signalled(let signal):
             let detail = lastError.map { ": \($0)" } ?? ""
             let kind = snippet.attributes.mode == .trap ? "" : "; mark the snippet `trap` if that is intended"
-            return Problem(file: chapter.path, line: line, message: "the program crashed (signal \(signal)) in the snippet at line \(snippet.fenceLine)\(detail)\(kind)")
+            return Problem(file: chapter.path, line: line, column: column, message: "the program crashed (signal \(signal)) in the snippet at line \(snippet.fenceLine)\(detail)\(kind)")
         case .exited(let status):
             return Problem(file: chapter.path, line: line, message: "the program exited with status \(status) in the snippet at line \(snippet.fenceLine); later snippets did not run")
         }

@@ -38,7 +38,7 @@ public enum ProgramExport {
         let traps = chapter.snippets.filter { plans[$0.index] == .trap }.map { String($0.index) }
         for run in [nil] + traps.map(Optional.some) {
             let work = "$here/work" + (run.map { "-trap-\($0)" } ?? "")
-            var environment = ChapterRunner.programEnvironment(workingDirectory: work)
+            var environment = runner.programEnvironment(workingDirectory: work, backtraceFile: "$here/backtrace.txt")
             if let run { environment[ProgramAssembler.trapVariable] = run }
             let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: " ")
             script += "rm -rf \"\(work)\" && mkdir -p \"\(work)/.tmp\" && cp -R \"$here/data/.\" \"\(work)/\"\n"

@@ -12,7 +12,7 @@ import Foundation
 /// a reason outside the chapter, are not stored.
 public struct RunCache: Sendable {
     /// Bump when the runner's behaviour changes in a way the key cannot see.
-    static let formatVersion = "workbook-run-cache-3"
+    static let formatVersion = "workbook-run-cache-4"
 
     public let directory: URL
 
@@ -35,7 +35,8 @@ public struct RunCache: Sendable {
         add("arguments", runner.compilerArguments().joined(separator: "\u{0}"))
         add("chapter", chapter.path)
         add("timeout", String(chapter.settings.timeout))
-        for (name, value) in ChapterRunner.programEnvironment(workingDirectory: "<workdir>").sorted(by: { $0.key < $1.key }) {
+        let environment = runner.programEnvironment(workingDirectory: "<workdir>", backtraceFile: "<build>/backtrace.txt")
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
             add("env", "\(name)=\(value)")
         }
         for file in ProgramAssembler.mainProgram(chapter) {

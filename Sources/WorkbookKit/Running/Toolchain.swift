@@ -96,6 +96,14 @@ public struct Toolchain: Sendable {
     /// modification time. (Asking `swiftc --version` would cost a tenth of a second on every
     /// run of the tool; installing another toolchain changes the binary either way.)
     public var version: String
+    /// Swift's crash backtracer (`swift-backtrace`), when the toolchain has one.
+    public var backtracer: String?
+
+    public init(swiftc: String, version: String, backtracer: String? = nil) {
+        self.swiftc = swiftc
+        self.version = version
+        self.backtracer = backtracer
+    }
 
     /// Finds `swiftc`: `$SWIFTC`, then beside the running tool's toolchain on `PATH`.
     public static func find() throws -> Toolchain {
@@ -105,7 +113,11 @@ public struct Toolchain: Sendable {
             throw WorkbookError("cannot find swiftc: put the Swift toolchain on PATH or set SWIFTC")
         }
         let binary = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath()
-        return Toolchain(swiftc: swiftc, version: binary.path + " " + LibraryBuild.fileStamp(binary))
+        let backtracer = binary.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("libexec/swift/linux/swift-backtrace").path
+        return Toolchain(
+            swiftc: swiftc, version: binary.path + " " + LibraryBuild.fileStamp(binary),
+            backtracer: access(backtracer, X_OK) == 0 ? backtracer : nil)
     }
 }
 
