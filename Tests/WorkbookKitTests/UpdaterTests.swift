@@ -91,6 +91,9 @@ final class UpdaterTests: XCTestCase {
     func testSnippetsThatDidNotRunAreLeftAlone() throws {
         let chapter = try XCTUnwrap(FixtureSupport.parseText(source).chapter)
         XCTAssertEqual(OutputUpdater.update(chapter, run: run(chapter, [:])), chapter.source)
+        var crashed = run(chapter, [0: "crash\n"])
+        crashed.results[0].outcome = .trapped(signal: 4)
+        XCTAssertEqual(OutputUpdater.update(chapter, run: crashed), chapter.source, "an unexpected crash is not accepted as output")
     }
 
     func testMismatchReportNamesTheOutputBlock() throws {

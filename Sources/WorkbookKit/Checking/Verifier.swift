@@ -49,6 +49,13 @@ public enum OutputUpdater {
         let lines = SourceLines(chapter.source).lines
         var edits: [(range: ClosedRange<Int>?, after: Int, replacement: [String])] = []
         for (snippet, result) in Verifier.checkedSnippets(chapter, run: run) {
+            // Output of a snippet that crashed, exited or timed out unexpectedly is a problem
+            // to fix, not output to accept.
+            switch result.outcome {
+            case .completed, .failedToCompile: break
+            case .trapped where snippet.attributes.mode == .trap: break
+            default: continue
+            }
             let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)
             let text = matcher.matches ? (snippet.expectedOutput?.text ?? "") : matcher.merged
             let content = OutputMatcher.lines(text)
