@@ -118,13 +118,13 @@ public final class Workbook: Sendable {
     /// Parses and runs the chapters, up to ``jobs`` at a time, using the cache.
     public func run(_ paths: [String], progress: (@Sendable (Outcome) -> Void)? = nil) -> [Outcome] {
         let box = ResultBox(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(paths.count, 1))) { worker in
-            var index = worker
-            while index < paths.count {
+        // Each worker takes the next chapter not yet taken, so one slow chapter does not hold
+        // back the ones behind it.
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(paths.count, 1))) { _ in
+            while let index = box.take() {
                 let outcome = runOne(paths[index])
                 box.set(index, outcome)
                 progress?(outcome)
-                index += jobs
             }
         }
         return box.values
@@ -183,8 +183,18 @@ public final class Workbook: Sendable {
 private final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Workbook.Outcome?]
+    private var next = 0
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    /// The next index to work on, or nil when every one is taken.
+    func take() -> Int? {
+        lock.withLock {
+            guard next < slots.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
 
     func set(_ index: Int, _ value: Workbook.Outcome) { lock.withLock { slots[index] = value } }
 
