@@ -2,26 +2,34 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: book test build deps serve clean
+.PHONY: book test build deps serve verify bench clean
 
 deps:
 	@./scripts/install-deps.sh
 
 build: deps
-	@echo "==> Building OpenCoreData, the macros and the workbook tool"
+	@echo "==> Building OpenCoreData, the macros and the workbook tool (swift build)"
 	@$(SWIFT) build
 
+# Runs every chapter (results cached in .build/workbook-cache) and renders book/.
 book: build
 	@echo "==> Running every chapter and rendering the book"
 	@$(BIN)/workbook build
 	@echo "==> Open file://$(CURDIR)/book/index.html"
 
+# Unit tests of every library, and ChapterTests, which verifies every chapter.
 test: build
-	@echo "==> Running unit tests and verifying every chapter"
+	@echo "==> Running unit tests and verifying every chapter (swift test)"
 	@$(SWIFT) test
+
+verify: build
+	@$(BIN)/workbook verify
 
 serve: build
 	@$(BIN)/workbook serve
+
+bench: build
+	@Benchmarks/workbook/bench.sh
 
 clean:
 	rm -rf .build book/*.html book/assets

@@ -171,3 +171,21 @@ final class RenderingHTMLTests: XCTestCase {
         XCTAssertEqual(namer.anchor(for: "«»"), "section")
     }
 }
+
+/// The parser and the renderer together: a fixture chapter rendered with its recorded output.
+final class ParsedChapterRenderingTests: XCTestCase {
+    func testParsedFixtureMatchesGolden() throws {
+        let chapter = try XCTUnwrap(FixtureSupport.parse("10-every-kind.md").chapter)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("book-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try BookRenderer(outputDirectory: output).render(chapters: [chapter], runs: [:])
+        let actual = try String(contentsOf: output.appendingPathComponent("10-every-kind.html"), encoding: .utf8)
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/golden/10-every-kind.html")
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try Data(actual.utf8).write(to: golden)
+        }
+        XCTAssertEqual(actual, try String(contentsOf: golden, encoding: .utf8), "run with UPDATE_GOLDEN=1 to accept")
+        XCTAssertFalse(actual.contains("shout(_ text"), "the hidden snippet is not on the page")
+        XCTAssertTrue(actual.contains("<summary>Solution</summary>"))
+    }
+}

@@ -56,11 +56,15 @@ public struct SnippetResult: Sendable, Equatable, Codable {
     public var index: Int
     public var output: SnippetOutput
     public var outcome: SnippetOutcome
+    /// Where a crash happened, as `Chapters/NN-slug.md:LINE:COLUMN`, when the backtrace
+    /// names a line of the chapter.
+    public var trapLocation: String?
 
-    public init(index: Int, output: SnippetOutput, outcome: SnippetOutcome) {
+    public init(index: Int, output: SnippetOutput, outcome: SnippetOutcome, trapLocation: String? = nil) {
         self.index = index
         self.output = output
         self.outcome = outcome
+        self.trapLocation = trapLocation
     }
 }
 

@@ -52,7 +52,7 @@ struct SnippetRenderer {
         let status: HTML?
         if let result = run?.result(for: snippet.index) {
             segments = result.output.segments
-            status = SnippetRenderer.status(result.outcome, attributes: snippet.attributes)
+            status = SnippetRenderer.status(result.outcome, attributes: snippet.attributes, location: result.trapLocation)
         } else if let expected = snippet.expectedOutput {
             // No run: the recorded output, labelled by what the snippet is declared to do.
             segments = [SnippetOutput.Segment(stream: .stdout, text: expected.text)]
@@ -77,7 +77,7 @@ struct SnippetRenderer {
     }
 
     /// The label for how a run ended; nil when it simply completed.
-    static func status(_ outcome: SnippetOutcome, attributes: SnippetAttributes) -> HTML? {
+    static func status(_ outcome: SnippetOutcome, attributes: SnippetAttributes, location: String? = nil) -> HTML? {
         switch outcome {
         case .completed:
             return nil
@@ -87,7 +87,7 @@ struct SnippetRenderer {
             let expected = attributes.mode == .ignore || attributes.mode == .noRun || attributes.role == .exercise
             return expected ? nil : label("not-run", "not run", nil)
         case .trapped(let signal):
-            return label("trap", "trap", "the program stopped with \(signalName(signal))")
+            return label("trap", "trap", "the program stopped with \(signalName(signal))" + (location.map { " at \($0)" } ?? ""))
         case .exited(let status):
             return label("exited", "exited", "the program exited with status \(status)")
         case .timedOut(let seconds):

@@ -1,0 +1,108 @@
+/// A snippet whose output differs from its recording.
+public struct Mismatch: Sendable, Equatable {
+    public var file: String
+    /// The line of the `output` block's opening fence, or of the snippet when it has none.
+    public var line: Int
+    public var snippetLine: Int
+    /// A unified diff from the recording to the actual output.
+    public var diff: String
+
+    /// The report `verify` prints: a heading naming the place, then the diff.
+    public var report: String {
+        "\(file):\(line): output of the snippet at line \(snippetLine) differs from the recording\n\(diff)"
+    }
+}
+
+/// Compares a chapter run with the chapter's `output` blocks.
+public enum Verifier {
+    /// The snippets whose output is checked: those that ran (or were expected to fail to
+    /// compile or to trap) and are not exercise stubs replaced by a solution.
+    static func checkedSnippets(_ chapter: Chapter, run: ChapterRun) -> [(Snippet, SnippetResult)] {
+        let plans = ProgramAssembler.plans(for: chapter)
+        return chapter.snippets.compactMap { snippet in
+            switch plans[snippet.index] {
+            case .skipped, .sourceFile, .compileOnly: return nil
+            case .run, .trap, .compileFail: break
+            }
+            guard let result = run.result(for: snippet.index), result.outcome != .notRun else { return nil }
+            return (snippet, result)
+        }
+    }
+
+    /// Every snippet whose output does not match its recording.
+    public static func mismatches(_ chapter: Chapter, run: ChapterRun) -> [Mismatch] {
+        checkedSnippets(chapter, run: run).compactMap { snippet, result in
+            let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)
+            guard !matcher.matches else { return nil }
+            return Mismatch(
+                file: chapter.path, line: snippet.expectedOutput?.fenceLine ?? snippet.fenceLine,
+                snippetLine: snippet.fenceLine, diff: matcher.unifiedDiff())
+        }
+    }
+}
+
+/// Rewrites a chapter's `output` blocks with a run's output (`verify --update`), touching
+/// nothing else in the file.
+public enum OutputUpdater {
+    /// The chapter's new text, or the same text when nothing changes.
+    public static func update(_ chapter: Chapter, run: ChapterRun) -> String {
+        let lines = SourceLines(chapter.source).lines
+        var edits: [(range: ClosedRange<Int>?, after: Int, replacement: [String])] = []
+        for (snippet, result) in Verifier.checkedSnippets(chapter, run: run) {
+            // Output of a snippet that crashed, exited or timed out unexpectedly is a problem
+            // to fix, not output to accept.
+            switch result.outcome {
+            case .completed, .failedToCompile: break
+            case .trapped where snippet.attributes.mode == .trap: break
+            default: continue
+            }
+            let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)
+            let text = matcher.matches ? (snippet.expectedOutput?.text ?? "") : matcher.merged
+            let content = OutputMatcher.lines(text)
+            if let expected = snippet.expectedOutput {
+                guard !matcher.matches || expected.text != text else { continue }
+                let opening = lines[expected.fenceLine - 1]
+                let fence = SourceLines.openingFence(opening)
+                let needed = fenceLength(for: content)
+                var block: [String]
+                if let fence, fence.character == "`" || fence.character == "~", fence.length >= needed || fence.character == "~" {
+                    block = [opening] + content + [lines[expected.closingFenceLine - 1]]
+                } else {
+                    let marker = String(repeating: "`", count: needed)
+                    block = [marker + "output"] + content + [marker]
+                }
+                edits.append((expected.fenceLine...expected.closingFenceLine, 0, block))
+            } else if !content.isEmpty {
+                let marker = String(repeating: "`", count: fenceLength(for: content))
+                edits.append((nil, snippet.closingFenceLine, ["", marker + "output"] + content + [marker]))
+            }
+        }
+        guard !edits.isEmpty else { return chapter.source }
+        var result = lines
+        // Bottom to top, so earlier line numbers stay valid.
+        for edit in edits.sorted(by: { ($0.range?.lowerBound ?? $0.after) > ($1.range?.lowerBound ?? $1.after) }) {
+            if let range = edit.range {
+                result.replaceSubrange((range.lowerBound - 1)...(range.upperBound - 1), with: edit.replacement)
+            } else {
+                result.insert(contentsOf: edit.replacement, at: min(edit.after, result.count))
+            }
+        }
+        let newline = chapter.source.contains("\r\n") ? "\r\n" : "\n"
+        return result.joined(separator: newline) + (chapter.source.hasSuffix("\n") || chapter.source.isEmpty ? newline : "")
+    }
+
+    /// A backtick fence longer than any backtick run that starts a line of the content.
+    static func fenceLength(for content: [String]) -> Int {
+        let longest = content.map { line in
+            line.drop { $0 == " " }.prefix { $0 == "`" }.count
+        }.max() ?? 0
+        return max(3, longest + 1)
+    }
+}
+
+extension Snippet {
+    /// 1-based line of the closing fence: one source line per line of code.
+    public var closingFenceLine: Int {
+        firstCodeLine + code.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+    }
+}

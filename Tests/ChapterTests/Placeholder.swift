@@ -1,2 +1,0 @@
-import XCTest
-final class ChapterTestsPlaceholder: XCTestCase { func testNothingYet() {} }

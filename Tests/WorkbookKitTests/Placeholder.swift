@@ -1,2 +1,0 @@
-import XCTest
-final class WorkbookKitTestsPlaceholder: XCTestCase { func testNothingYet() {} }
