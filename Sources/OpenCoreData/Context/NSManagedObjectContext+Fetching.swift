@@ -7,6 +7,8 @@ extension NSManagedObjectContext {
     /// A request whose entity name the model does not know stops the program, as Core
     /// Data raises an exception for it.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        // A typed request names the program's class: remember its module for class lookup.
+        if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
         let objects = try matchingObjects(entity: entity, request: request)
         let results: [Any]
@@ -39,10 +41,10 @@ extension NSManagedObjectContext {
     private func resolveEntity<T>(of request: NSFetchRequest<T>) -> NSEntityDescription {
         if let entity = request.entity { return entity }
         guard let name = request.entityName else {
-            fatalError("executeFetchRequest:error: A fetch request must have an entity.")
+            raiseCoreDataException(.internalInconsistency, "executeFetchRequest:error: A fetch request must have an entity.")
         }
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[name] else {
-            fatalError("NSFetchRequest could not locate an NSEntityDescription for entity name '\(name)'")
+            raiseCoreDataException(.internalInconsistency, "NSFetchRequest could not locate an NSEntityDescription for entity name '\(name)'")
         }
         return entity
     }

@@ -114,10 +114,10 @@ open class NSManagedObjectContext {
             return
         }
         guard object.managedObjectContext == nil else {
-            fatalError("An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
+            raiseCoreDataException(.invalidArgument, "An NSManagedObject may only be in (or observed by) a single NSManagedObjectContext.")
         }
         guard !object.entity.isAbstract else {
-            fatalError("Cannot create an instance of the abstract entity \(object.entity.name ?? "(null)").")
+            raiseCoreDataException(.internalInconsistency, "Cannot create an instance of the abstract entity \(object.entity.name ?? "(null)").")
         }
         object.managedObjectContext = self
         object.state.isInserted = true
@@ -150,7 +150,7 @@ open class NSManagedObjectContext {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let registered = registeredObject(for: objectID) { return registered }
         guard let key = objectID.storeKey, let store = objectID.persistentStore else {
-            fatalError("Object's persistent store is not reachable from this NSManagedObjectContext's coordinator")
+            raiseCoreDataException(.invalidArgument, "Object's persistent store is not reachable from this NSManagedObjectContext's coordinator")
         }
         return object(for: key, in: store)
     }
@@ -252,7 +252,7 @@ open class NSManagedObjectContext {
         }
         guard let row else {
             guard shouldDeleteInaccessibleFaults else {
-                fatalError("CoreData could not fulfill a fault for '\(object.objectID)'")
+                raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(object.objectID)'")
             }
             object.state.isFault = false
             object.state.isInaccessible = true

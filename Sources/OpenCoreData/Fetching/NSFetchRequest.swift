@@ -71,7 +71,7 @@ open class NSFetchRequest<ResultType>: CustomStringConvertible {
 
     private func checkMutable() {
         if isImmutableTemplate {
-            fatalError("Can't modify a named fetch request in an immutable model.")
+            raiseCoreDataException(.internalInconsistency, "Can't modify a named fetch request in an immutable model.")
         }
     }
 

@@ -11,7 +11,7 @@ enum AttributeValues {
     static func stored(_ value: Any?, for attribute: NSAttributeDescription, object: NSManagedObject) -> Any? {
         guard let value = CocoaFormatter.unwrap(value), !(value is NSNull) else { return nil }
         if let converted = convert(value, to: attribute.attributeType) { return converted }
-        fatalError(
+        raiseCoreDataException(.invalidArgument,
             "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
     }
 

@@ -11,6 +11,8 @@ enum ManagedObjectClasses {
     private static let lock = NSLock()
     private static var classesByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
     private static var knownModules: [String] = []
+    /// Classes already noted, so inserting many objects costs one lookup each.
+    private static var notedClasses: Set<ObjectIdentifier> = []
     /// Models used by coordinators, for `NSManagedObject.entity()`.
     private static var models: [WeakModel] = []
 
@@ -30,10 +32,11 @@ enum ManagedObjectClasses {
 
     /// Remembers the module of a class the program uses, so names in the model resolve there.
     static func noteClass(_ type: AnyClass) {
+        lock.lock(); defer { lock.unlock() }
+        guard notedClasses.insert(ObjectIdentifier(type)).inserted else { return }
         let qualified = String(reflecting: type)
         guard let dot = qualified.firstIndex(of: ".") else { return }
         let module = String(qualified[..<dot])
-        lock.lock(); defer { lock.unlock() }
         if !knownModules.contains(module) { knownModules.append(module) }
     }
 

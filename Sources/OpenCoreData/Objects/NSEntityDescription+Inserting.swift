@@ -12,7 +12,7 @@ extension NSEntityDescription {
     /// Stops the program when the model has no such entity, as Core Data raises an exception.
     public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
         guard let entity = entity(forEntityName: entityName, in: context) else {
-            fatalError("+entityForName: could not locate an entity named '\(entityName)' in this model.")
+            raiseCoreDataException(.internalInconsistency, "+entityForName: could not locate an entity named '\(entityName)' in this model.")
         }
         return ManagedObjectClasses.objectClass(for: entity).init(entity: entity, insertInto: context)
     }

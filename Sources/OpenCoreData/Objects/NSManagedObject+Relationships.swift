@@ -29,7 +29,7 @@ extension NSManagedObject {
             let old = toManyMembers(relationshipValue(for: relationship))
             let new = toManyMembers(CocoaFormatter.unwrap(value))
             for member in new where !(member.entity.isKindOf(entity: relationship.destinationEntity ?? member.entity)) {
-                fatalError("Unacceptable type of value for to-many relationship: property = \"\(key)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); given type = \(member.entity.name ?? "?").")
+                raiseCoreDataException(.invalidArgument, "Unacceptable type of value for to-many relationship: property = \"\(key)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); given type = \(member.entity.name ?? "?").")
             }
             willChangeValue(forKey: key)
             setPrimitiveValue(relationship.isOrdered ? NSOrderedSet(array: new) : Set(new), forKey: key)
@@ -40,7 +40,7 @@ extension NSManagedObject {
         } else {
             let new = CocoaFormatter.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
             guard new == nil || new is NSManagedObject else {
-                fatalError("Unacceptable type of value for to-one relationship: property = \"\(key)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); given type = \(type(of: new!)); value = \(new!).")
+                raiseCoreDataException(.invalidArgument, "Unacceptable type of value for to-one relationship: property = \"\(key)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); given type = \(type(of: new!)); value = \(new!).")
             }
             let newObject = new as? NSManagedObject
             let old = relationshipValue(for: relationship) as? NSManagedObject

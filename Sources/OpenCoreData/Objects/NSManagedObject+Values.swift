@@ -97,7 +97,7 @@ extension NSManagedObject {
     func property(forKey key: String, accessing: Bool) -> NSPropertyDescription {
         if let property = entity.propertyTable.byName[key] { return property }
         let verb = accessing ? "valueForUndefinedKey:" : "setValue:forUndefinedKey:"
-        fatalError("[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> \(verb)]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
+        raiseCoreDataException(.unknownKey, "[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> \(verb)]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
     }
 
     /// Loads the object's values when it is a fault.

@@ -48,7 +48,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel,
             let entity = ManagedObjectClasses.entity(for: Self.self, in: model)
         else {
-            fatalError("An NSManagedObject of class '\(ManagedObjectClasses.className(of: Self.self))' must have a valid NSEntityDescription.")
+            raiseCoreDataException(.invalidArgument, "An NSManagedObject of class '\(ManagedObjectClasses.className(of: Self.self))' must have a valid NSEntityDescription.")
         }
         self.init(entity: entity, insertInto: context)
     }
@@ -68,7 +68,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// calls in `fetchRequest()`.
     open class func entity() -> NSEntityDescription {
         guard let entity = ManagedObjectClasses.entityInLoadedModels(for: self) else {
-            fatalError("+entity: \(ManagedObjectClasses.className(of: self)) is not a subclass of NSManagedObject with an entity in any loaded model.")
+            raiseCoreDataException(.internalInconsistency, "+entity: \(ManagedObjectClasses.className(of: self)) is not a subclass of NSManagedObject with an entity in any loaded model.")
         }
         return entity
     }

@@ -61,8 +61,10 @@ open class NSPersistentContainer {
         if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".local/share", isDirectory: true)
+        // The XDG default is $HOME/.local/share. Foundation's home-directory APIs on Linux
+        // read the password database and ignore $HOME, so read it here.
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// Opens every store in ``persistentStoreDescriptions``, calling `block` once per store
