@@ -72,6 +72,10 @@ public struct ChapterRunner: Sendable {
             return SnippetResult(index: snippet.index, output: SnippetOutput(), outcome: outcome)
         }
         var problems: [Problem] = []
+        // Nothing to compile (prose, shown-only code): nothing to run.
+        guard plans.contains(where: { $0 != .skipped }) else {
+            return ChapterRun(chapterPath: chapter.path, results: results, problems: [])
+        }
         let fileManager = FileManager.default
         let base = scratchDirectory.appendingPathComponent("\(chapter.slug)-\(UUID().uuidString.prefix(8))")
         defer { try? fileManager.removeItem(at: base) }
