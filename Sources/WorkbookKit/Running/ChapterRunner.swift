@@ -155,6 +155,9 @@ public struct ChapterRunner: Sendable {
 
     // MARK: Compiling
 
+    /// How long one compile may take before it is killed.
+    static let compileTimeout: Double = 600
+
     private func compile(_ files: [SourceFile], into directory: URL, output: URL) throws -> Subprocess.Result {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var paths: [String] = []
@@ -167,10 +170,13 @@ public struct ChapterRunner: Sendable {
         // are the names diagnostics print.
         return try Subprocess.run(
             toolchain.swiftc, compilerArguments() + ["-o", output.path] + paths,
-            directory: packageRoot.path, timeout: 600)
+            directory: packageRoot.path, timeout: Self.compileTimeout)
     }
 
     private func compileProblems(_ result: Subprocess.Result, chapter: Chapter, normalizer: OutputNormalizer) -> [Problem] {
+        if result.termination == .timedOut {
+            return [Problem(file: chapter.path, line: 1, message: "the compiler ran out of time (\(Int(Self.compileTimeout)) s) on the chapter program")]
+        }
         let text = normalizer.normalize(String(decoding: result.stderr + result.stdout, as: UTF8.self))
         var problems = Diagnostics.parse(text, chapterPath: chapter.path).filter { $0.isError }.map { diagnostic in
             diagnostic.file == chapter.path
