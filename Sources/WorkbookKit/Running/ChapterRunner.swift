@@ -78,7 +78,12 @@ public struct ChapterRunner: Sendable {
         }
         let fileManager = FileManager.default
         let base = scratchDirectory.appendingPathComponent("\(chapter.slug)-\(UUID().uuidString.prefix(8))")
-        defer { try? fileManager.removeItem(at: base) }
+        defer {
+            try? fileManager.removeItem(at: base)
+            // The shared scratch directory goes too once no other chapter is using it
+            // (rmdir fails on a directory that is not empty).
+            _ = rmdir(scratchDirectory.path)
+        }
         let normalizer = OutputNormalizer(packageRoot: packageRoot.path, scratch: base.path)
         do {
             try fileManager.createDirectory(at: base, withIntermediateDirectories: true)
