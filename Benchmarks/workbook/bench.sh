@@ -31,10 +31,16 @@ baseline_all() { for chapter in "${chapters[@]}"; do sh "$scratch/$chapter/run.s
 baseline_all >/dev/null 2>&1 || true
 "$wb" verify --no-cache --jobs 1 "${chapters[@]}" >/dev/null 2>&1 || true
 
-baseline=(); cold=(); cold_parallel=(); warm=(); warm_book=()
-for _ in $(seq "$rounds"); do
-  baseline+=("$(timed baseline_all)")
-  cold+=("$(timed "$wb" verify --no-cache --jobs 1 "${chapters[@]}")")
+baseline=(); cold=(); ratios=(); cold_parallel=(); warm=(); warm_book=()
+for round in $(seq "$rounds"); do
+  # Paired, in alternating order: the ratio of each pair cancels most of the drift of a
+  # shared machine's load, and its median is the figure to read.
+  if [ $((round % 2)) -eq 1 ]; then
+    b_i="$(timed baseline_all)"; c_i="$(timed "$wb" verify --no-cache --jobs 1 "${chapters[@]}")"
+  else
+    c_i="$(timed "$wb" verify --no-cache --jobs 1 "${chapters[@]}")"; b_i="$(timed baseline_all)"
+  fi
+  baseline+=("$b_i"); cold+=("$c_i"); ratios+=("$(calc "$c_i / $b_i")")
   cold_parallel+=("$(timed "$wb" verify --no-cache "${chapters[@]}")")
   "$wb" verify "${chapters[@]}" >/dev/null 2>&1 || true
   warm+=("$(timed "$wb" verify "${chapters[@]}")")
@@ -49,7 +55,9 @@ w=$(printf '%s\n' "${warm[@]}" | median)
 wb_all=$(printf '%s\n' "${warm_book[@]}" | median)
 printf 'chapters: %s; rounds: %s; cores: %s; %s\n' "${chapters[*]}" "$rounds" "$(nproc)" "$(swiftc --version 2>/dev/null | head -1)"
 printf 'bare swiftc (compile + run, serial)     %6.2f s\n' "$b"
-printf 'workbook verify, cold cache, --jobs 1   %6.2f s   ratio %.3f (overhead %+.1f%%)\n' "$c" "$(calc "$c / $b")" "$(calc "($c / $b - 1) * 100")"
+r=$(printf '%s\n' "${ratios[@]}" | median)
+printf 'workbook verify, cold cache, --jobs 1   %6.2f s   median paired ratio %.3f (overhead %+.1f%%)\n' "$c" "$r" "$(calc "($r - 1) * 100")"
+printf '  paired ratios: %s\n' "$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ printf "%.2f ", $1 }')"
 printf 'workbook verify, cold cache, parallel   %6.2f s\n' "$p"
 printf 'workbook verify, warm cache             %6.2f s\n' "$w"
 printf 'workbook verify, warm cache, whole book %6.2f s\n' "$wb_all"

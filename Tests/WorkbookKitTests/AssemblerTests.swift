@@ -43,3 +43,23 @@ final class AssemblerTests: XCTestCase {
         XCTAssertEqual(ProgramAssembler.stringLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"")
     }
 }
+
+final class ProgramExportTests: XCTestCase {
+    func testWritesTheProgramAndAScriptThatBuildsIt() throws {
+        let chapter = try XCTUnwrap(FixtureSupport.parse("10-every-kind.md").chapter)
+        let runner = ChapterRunner(
+            toolchain: Toolchain(swiftc: "/usr/bin/swiftc", version: "test"), library: nil,
+            packageRoot: URL(fileURLWithPath: "/book"), scratchDirectory: URL(fileURLWithPath: "/tmp/x"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try ProgramExport.write(chapter, runner: runner, to: directory)
+        let script = try String(contentsOf: directory.appendingPathComponent("run.sh"), encoding: .utf8)
+        XCTAssertTrue(script.contains("/usr/bin/swiftc -swift-version 5 -module-name Chapters"))
+        XCTAssertTrue(script.contains("fail-7/main.swift"), "the compile-fail program is compiled, expecting failure")
+        XCTAssertTrue(script.contains("WORKBOOK_TRAP_SNIPPET=\"8\""), "one more run for the trap snippet")
+        for path in ["main/main.swift", "main/_WorkbookRuntime.swift", "main/Point.swift", "data/data/point.json"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent(path).path), path)
+        }
+        XCTAssertEqual(ProgramExport.quote("it's"), "'it'\\''s'")
+    }
+}

@@ -97,6 +97,15 @@ final class RunnerTests: XCTestCase {
         XCTAssertEqual(outcome.run?.result(for: 1)?.outcome, .notRun, "trap snippets after an unexpected crash do not run")
     }
 
+    func testChapterNamesDoNotCaptureTheRuntime() throws {
+        let text = "# Names\n\n```swift\nfunc write(_ text: String) { print(\"mine:\", text) }\nfunc exit(_ code: Int32) {}\nstruct FILE {}\nwrite(\"hello\")\n```\n\n```swift\nprint(\"next\")\n```\n"
+        let (_, outcomes) = try outcomes([], extra: ["01-names.md": text, "02-prose.md": "# Only prose\n\nNo code.\n"])
+        XCTAssertEqual(outcomes[0].problems, [])
+        XCTAssertEqual(outcomes[0].run?.results.map(\.output.text), ["mine: hello\n", "next\n"])
+        XCTAssertEqual(outcomes[1].problems, [])
+        XCTAssertEqual(outcomes[1].run?.results, [])
+    }
+
     func testCachedRunsAreReusedUntilTheCodeChanges() throws {
         let root = try FixtureSupport.packageRoot(fixtures: [], extra: ["01-a.md": "# A\n\n```swift\nprint(1)\n```\n", "02-b.md": "# B\n\n```swift\nprint(2)\n```\n"])
         roots.append(root)

@@ -72,9 +72,18 @@ public struct ChapterRunner: Sendable {
             return SnippetResult(index: snippet.index, output: SnippetOutput(), outcome: outcome)
         }
         var problems: [Problem] = []
+        // Nothing to compile (prose, shown-only code): nothing to run.
+        guard plans.contains(where: { $0 != .skipped }) else {
+            return ChapterRun(chapterPath: chapter.path, results: results, problems: [])
+        }
         let fileManager = FileManager.default
         let base = scratchDirectory.appendingPathComponent("\(chapter.slug)-\(UUID().uuidString.prefix(8))")
-        defer { try? fileManager.removeItem(at: base) }
+        defer {
+            try? fileManager.removeItem(at: base)
+            // The shared scratch directory goes too once no other chapter is using it
+            // (rmdir fails on a directory that is not empty).
+            _ = rmdir(scratchDirectory.path)
+        }
         let normalizer = OutputNormalizer(packageRoot: packageRoot.path, scratch: base.path)
         do {
             try fileManager.createDirectory(at: base, withIntermediateDirectories: true)
@@ -151,6 +160,9 @@ public struct ChapterRunner: Sendable {
 
     // MARK: Compiling
 
+    /// How long one compile may take before it is killed.
+    static let compileTimeout: Double = 600
+
     private func compile(_ files: [SourceFile], into directory: URL, output: URL) throws -> Subprocess.Result {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var paths: [String] = []
@@ -163,10 +175,13 @@ public struct ChapterRunner: Sendable {
         // are the names diagnostics print.
         return try Subprocess.run(
             toolchain.swiftc, compilerArguments() + ["-o", output.path] + paths,
-            directory: packageRoot.path, timeout: 600)
+            directory: packageRoot.path, timeout: Self.compileTimeout)
     }
 
     private func compileProblems(_ result: Subprocess.Result, chapter: Chapter, normalizer: OutputNormalizer) -> [Problem] {
+        if result.termination == .timedOut {
+            return [Problem(file: chapter.path, line: 1, message: "the compiler ran out of time (\(Int(Self.compileTimeout)) s) on the chapter program")]
+        }
         let text = normalizer.normalize(String(decoding: result.stderr + result.stdout, as: UTF8.self))
         var problems = Diagnostics.parse(text, chapterPath: chapter.path).filter { $0.isError }.map { diagnostic in
             diagnostic.file == chapter.path

@@ -56,10 +56,14 @@ enum OutputCapture {
         var buffer = [UInt8](repeating: 0, count: 4 << 20)
         let deadline = Date(timeIntervalSinceNow: timeout)
         var finished: Termination?
+        // Wake up as soon as the program ends, not at the next tick, where the system can say so.
+        let exitDescriptor = GNU.pidfdOpen?(pid, 0) ?? -1
+        defer { if exitDescriptor >= 0 { close(exitDescriptor) } }
         while finished == nil {
-            var descriptor = pollfd(fd: receiver, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 10)
-            if ready > 0 {
+            var descriptors = [pollfd(fd: receiver, events: Int16(POLLIN), revents: 0)]
+            if exitDescriptor >= 0 { descriptors.append(pollfd(fd: exitDescriptor, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), 10)
+            if ready > 0 && descriptors[0].revents != 0 {
                 receive(receiver, into: &result, buffer: &buffer, flags: 0)
             } else if let termination = Spawn.poll(pid) {
                 finished = termination

@@ -144,44 +144,54 @@ public enum ProgramAssembler {
 
     /// The support file every chapter program is compiled with.
     static let runtime = """
-        // Written by the workbook tool; not part of the chapter.
+        // Written by the workbook tool; not part of the chapter. Every C function is called
+        // through its module name and every type is qualified, so that names a chapter
+        // declares at top level (a `write` function, a `String` type) cannot capture them.
         #if canImport(Glibc)
         import Glibc
+        private typealias _CFile = Swift.UnsafeMutablePointer<Glibc.FILE>
+        private func _standardOutput() -> _CFile? { Glibc.stdout }
+        private func _setLineBuffered(_ file: _CFile?) { _ = Glibc.setvbuf(file, nil, Glibc._IOLBF, 0) }
+        private func _flush(_ file: _CFile?) { _ = Glibc.fflush(file) }
+        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Glibc.write(1, bytes, count) }
+        private func _variable(_ name: Swift.String) -> Swift.String? { Glibc.getenv(name).map { Swift.String(cString: $0) } }
+        private func _exit(_ status: Swift.Int32) -> Swift.Never { Glibc.exit(status) }
         #elseif canImport(Darwin)
         import Darwin
+        private typealias _CFile = Swift.UnsafeMutablePointer<Darwin.FILE>
+        private func _standardOutput() -> _CFile? { Darwin.stdout }
+        private func _setLineBuffered(_ file: _CFile?) { _ = Darwin.setvbuf(file, nil, Darwin._IOLBF, 0) }
+        private func _flush(_ file: _CFile?) { _ = Darwin.fflush(file) }
+        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Darwin.write(1, bytes, count) }
+        private func _variable(_ name: Swift.String) -> Swift.String? { Darwin.getenv(name).map { Swift.String(cString: $0) } }
+        private func _exit(_ status: Swift.Int32) -> Swift.Never { Darwin.exit(status) }
         #endif
 
         enum _WorkbookRuntime {
             /// The trap snippet this run executes, or -1 in the main run.
-            static let trapSnippet: Int = {
-                guard let value = getenv("\(trapVariable)") else { return -1 }
-                return Int(String(cString: value)) ?? -1
-            }()
+            static let trapSnippet: Swift.Int = _variable("\(trapVariable)").flatMap { Swift.Int($0) } ?? -1
 
             /// Line-buffered standard output, as in a terminal, so output and errors interleave as a reader sees them.
-            static func start() {
-                setvbuf(stdout, nil, _IOLBF, 0)
-            }
+            static func start() { _setLineBuffered(_standardOutput()) }
 
-            static func begin(_ index: Int) { mark("snippet \\(index)") }
+            static func begin(_ index: Swift.Int) { mark("snippet \\(index)") }
 
             static func end() { mark("end") }
 
-            static func runsTrap(_ index: Int) -> Bool { trapSnippet == index }
+            static func runsTrap(_ index: Swift.Int) -> Swift.Bool { trapSnippet == index }
 
             /// False, but not known to the compiler, so `no-run` code is compiled without warnings.
-            static var never: Bool { trapSnippet == -2 }
+            static var never: Swift.Bool { trapSnippet == -2 }
 
-            static func trapDidNotHappen() {
+            static func trapDidNotHappen() -> Swift.Never {
                 mark("no-trap")
-                exit(0)
+                _exit(0)
             }
 
-            private static func mark(_ name: String) {
-                fflush(stdout)
-                let text = "\\u{1}\\u{2}workbook:\\(name)\\u{2}\\u{1}\\n"
-                var bytes = Array(text.utf8)
-                _ = write(1, &bytes, bytes.count)
+            private static func mark(_ name: Swift.String) {
+                _flush(_standardOutput())
+                let bytes = Swift.Array("\\u{1}\\u{2}workbook:\\(name)\\u{2}\\u{1}\\n".utf8)
+                bytes.withUnsafeBytes { _write($0.baseAddress!, $0.count) }
             }
         }
 

@@ -112,12 +112,15 @@ enum Spawn {
 
 /// GNU extensions that Swift's Glibc module does not import (they need `_GNU_SOURCE`),
 /// looked up once in the C library that is already loaded.
-private enum GNU {
+enum GNU {
     typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
 
     static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np")
     static let pipe2: Pipe2? = symbol("pipe2")
+    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+    /// A descriptor that becomes readable when the process ends (Linux 5.3, glibc 2.36).
+    static let pidfdOpen: PidfdOpen? = symbol("pidfd_open")
 
     private static func symbol<T>(_ name: String) -> T? {
         guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, name) else { return nil }
