@@ -12,14 +12,25 @@ final class SQLiteSaveTransaction {
 
     init(engine: SQLiteStoreEngine) {
         self.engine = engine
+        self.externalStorage = engine.externalStorage
+        self.database = engine.database
     }
 
-    private var database: SQLiteDatabase { engine.database }
-    /// The INSERT of each entity used so far in this save.
-    private var insertStatements: [Int: (SQLiteStatement, WritePlan, StoreEntity)] = [:]
+    private let database: SQLiteDatabase
+    /// An entity's INSERT, ready to run again.
+    private struct PreparedInsert {
+        let number: Int
+        let statement: SQLiteStatement
+        let slots: [WriteSlot]
+    }
+
+    /// The INSERT of each entity used so far in this save, and the last one used.
+    private var insertStatements: [Int: PreparedInsert] = [:]
+    private var lastInsert: PreparedInsert?
+    private let externalStorage: ExternalBinaryStorage
 
     private func checkActive() throws {
-        guard isActive else {
+        guard isActive, database.isOpen else {
             throw coreDataError(NSCoreDataError, userInfo: [NSLocalizedDescriptionKey: "The save transaction has already ended."])
         }
     }
@@ -34,23 +45,27 @@ final class SQLiteSaveTransaction {
     /// including to-one keys and the entity column of a to-one into a hierarchy.
     func insert(_ row: StoreRow) throws {
         try checkActive()
-        let statement: SQLiteStatement
-        let plan: WritePlan
-        let mapped: StoreEntity
-        if let cached = insertStatements[row.key.entityNumber] {
-            // Many rows of one entity in a row: skip the cache lookup by SQL text.
-            (statement, plan, mapped) = cached
-            statement.reset()
+        let insert: PreparedInsert
+        if let last = lastInsert, last.number == row.key.entityNumber {
+            // Rows of one entity in a row: no lookup at all, and every parameter is bound
+            // again, so a plain SQLite reset will do.
+            insert = last
+            insert.statement.rewind()
+        } else if let cached = insertStatements[row.key.entityNumber] {
+            insert = cached
+            insert.statement.rewind()
         } else {
-            mapped = try engine.storeEntity(number: row.key.entityNumber)
-            plan = engine.plans.write(mapped)
-            statement = try database.statement(plan.insertSQL)
-            insertStatements[row.key.entityNumber] = (statement, plan, mapped)
+            let mapped = try engine.storeEntity(number: row.key.entityNumber)
+            let plan = engine.plans.write(mapped)
+            insert = PreparedInsert(number: mapped.number, statement: try database.statement(plan.insertSQL), slots: plan.slots)
+            insertStatements[insert.number] = insert
         }
+        lastInsert = insert
+        let statement = insert.statement
         statement.bindKey(row.key.primaryKey, at: 1)
-        statement.bindKey(Int64(mapped.number), at: 2)
+        statement.bindKey(Int64(insert.number), at: 2)
         statement.bindKey(row.version, at: 3)
-        try bindSlots(plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        try bindSlots(insert.slots, of: row, to: statement, from: 4, reusing: [:])
         try statement.execute()
     }
 
@@ -76,7 +91,7 @@ final class SQLiteSaveTransaction {
         guard statement.changes == 1 else { return false }
         for (name, old) in previous {
             let written = writtenExternalColumns[name]
-            if written != old { old.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+            if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         return true
     }
@@ -87,7 +102,7 @@ final class SQLiteSaveTransaction {
         let mapped = try engine.storeEntity(number: key.entityNumber)
         let plan = engine.plans.write(mapped)
         if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: mapped, plan: plan, key: key.primaryKey, version: nil) {
-            for bytes in stored.values { bytes.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+            for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         let statement = try database.statement("DELETE FROM \(mapped.table.name) WHERE Z_PK = ?")
         statement.bindKey(key.primaryKey, at: 1)
@@ -166,42 +181,42 @@ final class SQLiteSaveTransaction {
     private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
         var index = first
         if !reusing.isEmpty { writtenExternalColumns.removeAll() }
-        let external = engine.externalStorage
         for slot in slots {
-            switch slot {
-            case .attribute(let attribute, let storage):
-                let value = row.attributes[attribute.name]
-                if storage == .externalBinary, !reusing.isEmpty, let name = columnName(of: attribute, in: row),
-                    let old = reusing[name], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data)
-                {
-                    statement.bind(old, at: index)
-                    writtenExternalColumns[name] = old
+            switch slot.kind {
+            case .attribute(let storage):
+                if storage == .externalBinary {
+                    try bindExternal(row.attributes[slot.name], slot: slot, to: statement, at: index, reusing: reusing)
+                } else if let value = row.attributes[slot.name] {
+                    try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
-                    try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: external)
-                    if storage == .externalBinary, let name = columnName(of: attribute, in: row) {
-                        writtenExternalColumns[name] = Data()
-                    }
+                    statement.bindNull(at: index)
                 }
-            case .foreignKey(let name):
-                if let key = row.toOne[name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
-            case .foreignEntity(let name, _):
-                if let key = row.toOne[name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
+            case .foreignKey:
+                if let key = row.toOne[slot.name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
+            case .foreignEntity:
+                if let key = row.toOne[slot.name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
             }
             index += 1
         }
         return index
     }
 
-    /// The column name of `attribute` in the table of `row`'s entity.
-    private func columnName(of attribute: NSAttributeDescription, in row: StoreRow) -> String? {
-        guard let mapped = engine.schema.entity(number: row.key.entityNumber) else { return nil }
-        return mapped.table.column(for: attribute)?.name
+    /// Binds an external-data value, keeping the file its column already names when the
+    /// data is the same.
+    private func bindExternal(_ value: Any?, slot: WriteSlot, to statement: SQLiteStatement, at index: Int32, reusing: [String: Data]) throws {
+        if let old = reusing[slot.column], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data) {
+            statement.bind(old, at: index)
+            writtenExternalColumns[slot.column] = old
+        } else {
+            try RowCodec.bind(value, storage: .externalBinary, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
+            writtenExternalColumns[slot.column] = Data()
+        }
     }
 
     /// Whether column bytes `old` name a file whose contents are `data`.
     private func sameFileContents(_ old: Data, _ data: Data) -> Bool {
         old.withUnsafeBytes { bytes in
-            guard let url = engine.externalStorage.fileURL(fromColumn: bytes),
+            guard let url = externalStorage.fileURL(fromColumn: bytes),
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
                 size.intValue == data.count
             else { return false }

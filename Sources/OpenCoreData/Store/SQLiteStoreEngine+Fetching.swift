@@ -173,11 +173,11 @@ extension SQLiteStoreEngine {
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
         var attributes: [String: Any] = [:]
         attributes.reserveCapacity(entity.attributes.count)
-        for (column, attribute, storage) in entity.attributes {
+        for (column, attribute, storage, name) in entity.attributes {
             let result = plan.resultColumn[column]
             guard result >= 0 else { continue }
             if let value = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage) {
-                attributes[attribute.name] = value
+                attributes[name] = value
             }
         }
         var toOne: [String: StoreKey] = [:]

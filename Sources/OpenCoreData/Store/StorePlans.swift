@@ -12,10 +12,22 @@ struct SelectPlan {
 }
 
 /// One bound value of an INSERT or UPDATE, in column order.
-enum WriteSlot {
-    case attribute(NSAttributeDescription, AttributeStorage)
-    case foreignKey(name: String)
-    case foreignEntity(name: String, destinationNumber: Int)
+struct WriteSlot {
+    enum Kind {
+        case attribute(AttributeStorage)
+        /// A to-one's destination key.
+        case foreignKey
+        /// A to-one's destination entity number.
+        case foreignEntity
+    }
+
+    let kind: Kind
+    /// The attribute's or relationship's name: its key in the row's dictionaries.
+    let name: String
+    /// The attribute, for attribute slots.
+    let attribute: NSAttributeDescription?
+    /// The column written.
+    let column: String
 }
 
 /// The INSERT and UPDATE of one entity.
@@ -68,11 +80,14 @@ struct StorePlans {
         if let plan = writes[entity.number] { return plan }
         let table = entity.table
         var byColumn: [Int: WriteSlot] = [:]
-        for attribute in entity.attributes { byColumn[attribute.column] = .attribute(attribute.attribute, attribute.storage) }
+        for attribute in entity.attributes {
+            byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, attribute: attribute.attribute, column: table.columns[attribute.column].name)
+        }
         for toOne in entity.toOnes {
-            byColumn[toOne.column] = .foreignKey(name: toOne.relationship.name)
+            let name = toOne.relationship.name
+            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, attribute: nil, column: table.columns[toOne.column].name)
             if let entityColumn = toOne.entityColumn {
-                byColumn[entityColumn] = .foreignEntity(name: toOne.relationship.name, destinationNumber: toOne.destinationNumber)
+                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, attribute: nil, column: table.columns[entityColumn].name)
             }
         }
         let columns = byColumn.keys.sorted()

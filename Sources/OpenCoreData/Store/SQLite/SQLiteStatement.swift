@@ -1,5 +1,14 @@
 import Foundation
-internal import CSQLite
+// Implementation-only, so that programs importing OpenCoreData need no CSQLite module map.
+// (`internal import` is not enough: SwiftPM's debug builds enable testing, and clients of a
+// testable module load its internal imports too.) No CSQLite type appears in a stored
+// property, so no client ever needs its layout.
+@_implementationOnly import CSQLite
+
+/// SQLite's storage classes: how a value is actually kept, whatever the column's type.
+enum SQLiteStorageClass {
+    case integer, real, text, blob, null
+}
 
 /// One prepared statement: bind values, step through rows, read columns.
 ///
@@ -11,7 +20,9 @@ internal import CSQLite
 final class SQLiteStatement {
     /// The SQL text, as prepared and as the debug log prints it.
     let sql: String
-    private(set) var handle: OpaquePointer?
+    /// The prepared statement; invalid once ``finalize()`` ran (the database is closed).
+    private let handle: OpaquePointer
+    private var isFinalized = false
     private unowned let database: SQLiteDatabase
     /// The debug level captured at ``reset()``; 0 keeps binding and stepping free of logging.
     private var logLevel = 0
@@ -26,7 +37,8 @@ final class SQLiteStatement {
         let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
-            throw SQLiteError.prepare(database.handle, code: code, sql: sql)
+            let failure = SQLiteDatabase.failure(database.handle, code)
+            throw SQLiteError.prepare(sql: sql, code: failure.code, message: failure.message)
         }
         handle = statement
     }
@@ -35,15 +47,24 @@ final class SQLiteStatement {
 
     /// Releases the statement; idempotent.
     func finalize() {
-        if let handle { sqlite3_finalize(handle) }
-        handle = nil
+        if !isFinalized { sqlite3_finalize(handle) }
+        isFinalized = true
     }
 
-    /// Readies the statement for a new use: clears the previous run and its bindings.
+    /// Readies the statement for a new use: clears the previous run and its bindings, and
+    /// takes the database's debug level.
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         logLevel = database.debugLevel
+        hasLoggedExecution = false
+        if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
+    }
+
+    /// Readies the statement for running again with new values for every parameter: the
+    /// cheap form of ``reset()`` for a statement run many times in a row (rows of a save).
+    func rewind() {
+        sqlite3_reset(handle)
         hasLoggedExecution = false
         if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
     }
@@ -130,7 +151,8 @@ final class SQLiteStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = SQLiteError.execute(database.handle, code: code, sql: sql)
+            let failure = SQLiteDatabase.failure(database.handle, code)
+            let error = SQLiteError.execute(sql: sql, code: failure.code, message: failure.message)
             sqlite3_reset(handle)
             throw error
         }
@@ -159,8 +181,20 @@ final class SQLiteStatement {
     /// Whether column `index` of the current row is NULL.
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
-    /// The storage class of column `index` (`SQLITE_INTEGER`, `SQLITE_FLOAT`, …).
+    /// The storage class of column `index` (`SQLITE_INTEGER` 1, `SQLITE_FLOAT` 2,
+    /// `SQLITE_TEXT` 3, `SQLITE_BLOB` 4, `SQLITE_NULL` 5).
     func columnType(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    /// The storage class of column `index` of the current row.
+    func storageClass(_ index: Int32) -> SQLiteStorageClass {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
 
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 

@@ -115,7 +115,7 @@ final class StoreEntity {
     /// The entity and its descendants: a contiguous range, because numbering is depth first.
     fileprivate(set) var subtree: ClosedRange<Int>
     /// Each stored attribute (inherited ones included) with its column index.
-    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage)] = []
+    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, name: String)] = []
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
@@ -317,7 +317,7 @@ final class StoreSchema {
             for property in mapped.entity.properties where !property.isTransient {
                 guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                 if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
-                    mapped.attributes.append((column, attribute, storage))
+                    mapped.attributes.append((column, attribute, storage, attribute.name))
                 } else if let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity,
                     let destinationNumber = byEntity[ObjectIdentifier(destination)]?.number
                 {
