@@ -19,7 +19,8 @@ extension SQLiteStoreEngine {
     func fetchRows(for keys: [StoreKey]) throws -> [StoreRow] {
         lock.lock()
         defer { lock.unlock() }
-        let clock = SQLDebugClock()
+        if keys.count == 1 { return try fetchRow(for: keys[0]).map { [$0] } ?? [] }
+        let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
         var keysByTable: [ObjectIdentifier: (root: StoreEntity, keys: [Int64])] = [:]
         for key in keys {
             guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { continue }
@@ -28,18 +29,15 @@ extension SQLiteStoreEngine {
         var found: [ObjectIdentifier: [Int64: StoreRow]] = [:]
         for (tableID, group) in keysByTable {
             let plan = plans.select(group.root, includesSubentities: true, schema: schema)
-            var unique = Array(Set(group.keys))
-            unique.sort()
+            let unique = Array(Set(group.keys)).sorted()
             var rows: [Int64: StoreRow] = [:]
             rows.reserveCapacity(unique.count)
             var start = 0
             while start < unique.count {
-                let chunk = unique[start..<min(start + Self.batchSizes.last!, unique.count)]
+                let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
                 start += chunk.count
-                // A few fixed IN-list sizes keep the statement cache small; padding repeats a key.
-                let size = Self.batchSizes.first { $0 >= chunk.count }!
-                let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
-                let statement = try database.statement(plan.selectSQL + " WHERE t0.Z_PK IN (\(placeholders))")
+                let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
+                let statement = try database.statement(plan.byKeysSQL[size]!)
                 var index: Int32 = 1
                 for pk in chunk {
                     statement.bindKey(pk, at: index)
@@ -61,12 +59,18 @@ extension SQLiteStoreEngine {
             else { continue }
             result.append(row)
         }
-        if database.debugLevel >= 1 { SQLDebugLog.totalFetchTime(clock.elapsed, rows: result.count) }
+        if let clock { SQLDebugLog.totalFetchTime(clock.elapsed, rows: result.count) }
         return result
     }
 
-    /// IN-list sizes of ``fetchRows(for:)``.
-    static let batchSizes = [1, 8, 64, 512]
+    /// The row for one key (faulting one object): `… WHERE t0.Z_PK = ?`.
+    private func fetchRow(for key: StoreKey) throws -> StoreRow? {
+        guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
+        let plan = plans.select(root, includesSubentities: true, schema: schema)
+        let statement = try database.statement(plan.byKeySQL)
+        statement.bindKey(key.primaryKey, at: 1)
+        return try readRows(statement, plan: plan).first
+    }
 
     /// The number of rows of `entity` (and of its sub-entities when `includesSubentities`).
     func countRows(of entity: NSEntityDescription, includesSubentities: Bool) throws -> Int {

@@ -4,11 +4,19 @@ import Foundation
 struct SelectPlan {
     /// `SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME … FROM ZX t0`, without WHERE or ORDER BY.
     let selectSQL: String
+    /// The SELECT of one row by primary key.
+    let byKeySQL: String
+    /// The SELECT of rows by a list of primary keys, by list length (``SelectPlan/batchSizes``).
+    let byKeysSQL: [Int: String]
     /// Result column of each table column, -1 when not selected.
     let resultColumn: [Int32]
     /// Whether result column 0 holds Z_ENT (else every row is of `rootNumber`).
     let readsEntity: Bool
     let rootNumber: Int
+
+    /// IN-list lengths for fetching by keys: a few fixed sizes keep the statement cache
+    /// small (a shorter list is padded by repeating a key).
+    static let batchSizes = [8, 64, 512]
 }
 
 /// One bound value of an INSERT or UPDATE, in column order.
@@ -68,8 +76,13 @@ struct StorePlans {
             parts.append("t0." + table.columns[index].name)
         }
         let rootNumber = schema.entity(table.root)?.number ?? entity.number
+        let select = "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0"
+        var byKeys: [Int: String] = [:]
+        for size in SelectPlan.batchSizes {
+            byKeys[size] = select + " WHERE t0.Z_PK IN (" + Array(repeating: "?", count: size).joined(separator: ", ") + ")"
+        }
         let plan = SelectPlan(
-            selectSQL: "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0", resultColumn: resultColumn,
+            selectSQL: select, byKeySQL: select + " WHERE t0.Z_PK = ?", byKeysSQL: byKeys, resultColumn: resultColumn,
             readsEntity: table.hasSubentities, rootNumber: rootNumber)
         selects[key] = plan
         return plan
