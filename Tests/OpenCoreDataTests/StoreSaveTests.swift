@@ -270,3 +270,25 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertThrowsError(try engine.performSave { _ in })
     }
 }
+
+import CSQLite
+
+final class StoreBindingFailureTests: StoreTestCase {
+    func testAValueSQLiteRefusesToBindFailsTheSave() throws {
+        let fixture = SchemaFixture()
+        let engine = try openEngine(fixture.model)
+        defer { engine.close() }
+        // Values longer than 100 bytes are too big for this connection.
+        sqlite3_limit(engine.database.handle, SQLITE_LIMIT_LENGTH, 100)
+        let tag = try newRow(engine, fixture.tag, ["label": String(repeating: "x", count: 1000)])
+        XCTAssertThrowsError(try engine.performSave { try $0.insert(tag) }) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, NSSQLiteError)
+            XCTAssertEqual(error.userInfo["NSSQLiteErrorDomain"] as? Int, Int(SQLITE_TOOBIG))
+        }
+        sqlite3_limit(engine.database.handle, SQLITE_LIMIT_LENGTH, 1_000_000_000)
+        XCTAssertEqual(try engine.countRows(of: fixture.tag, includesSubentities: true), 0)
+        try engine.performSave { try $0.insert(tag) }
+        XCTAssertEqual(try engine.countRows(of: fixture.tag, includesSubentities: true), 1)
+    }
+}

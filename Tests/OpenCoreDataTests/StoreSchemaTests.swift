@@ -172,4 +172,18 @@ final class StoreSchemaTests: StoreTestCase {
         XCTAssertTrue(try indexNames(url).contains("Z_Trail_name_rating"))
         XCTAssertEqual(try schemaSQL(url, "Z_Trail_byOpened"), "CREATE INDEX Z_Trail_byOpened ON ZTRAIL (ZOPENED COLLATE BINARY DESC)")
     }
+
+    func testConfigurationStoreHoldsItsEntitiesAndTheirTrees() throws {
+        let model = try ModelFixtures.load("Trails.xcdatamodel")
+        let engine = try SQLiteStoreEngine(url: storeURL(), model: model, configurationName: "Local", options: nil)
+        defer { engine.close() }
+        // Stop's parent comes along: the tree shares one table.
+        XCTAssertEqual((1...3).map { engine.entity(forNumber: $0)?.name }, ["Place", "Stop", "Trail"])
+        XCTAssertNil(engine.entity(forNumber: 4))
+        XCTAssertEqual(engine.entityNumber(for: model.entitiesByName["Region"]!), 0)
+        XCTAssertEqual(try tableNames(storeURL()).filter { !$0.hasPrefix("Z_") }, ["ZPLACE", "ZTRAIL"])
+        XCTAssertFalse(try columns(storeURL(), "ZTRAIL").contains("ZREGION"), "no key into another store's entity")
+        XCTAssertEqual(Set((engine.metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:]).keys), ["Stop", "Trail"])
+        XCTAssertThrowsError(try engine.fetchRows(of: model.entitiesByName["Region"]!, includesSubentities: true))
+    }
 }

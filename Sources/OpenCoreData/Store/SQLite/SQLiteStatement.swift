@@ -29,6 +29,8 @@ final class SQLiteStatement {
     /// Bound values waiting to be printed after the statement line.
     private var pendingBindLog: [(Int32, String)] = []
     private var hasLoggedExecution = false
+    /// The first failed binding since the last run, `SQLITE_OK` when none.
+    private var bindFailure = SQLITE_OK
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
@@ -56,6 +58,7 @@ final class SQLiteStatement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        bindFailure = SQLITE_OK
         logLevel = database.debugLevel
         hasLoggedExecution = false
         if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
@@ -65,6 +68,7 @@ final class SQLiteStatement {
     /// cheap form of ``reset()`` for a statement run many times in a row (rows of a save).
     func rewind() {
         sqlite3_reset(handle)
+        bindFailure = SQLITE_OK
         hasLoggedExecution = false
         if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
     }
@@ -74,25 +78,25 @@ final class SQLiteStatement {
     /// Binds an integer that Core Data binds untyped (primary keys, entity numbers,
     /// versions), logged as `(int64)5`.
     func bindKey(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+        check(sqlite3_bind_int64(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, "(int64)\(value)")) }
     }
 
     /// Binds an attribute's integer, logged as the number.
     func bind(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+        check(sqlite3_bind_int64(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
     }
 
     /// Binds a floating-point number, logged as the number.
     func bind(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+        check(sqlite3_bind_double(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
     }
 
     /// Binds a date's seconds since 2001-01-01, logged as `(timestamp)599529600.000000`.
     func bindTimestamp(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+        check(sqlite3_bind_double(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, "(timestamp)" + String(format: "%f", value))) }
     }
 
@@ -102,11 +106,11 @@ final class SQLiteStatement {
         value.withUTF8 { bytes in
             if let base = bytes.baseAddress, bytes.count > 0 {
                 base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
+                    check(sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8)))
                 }
             } else {
                 // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
-                sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+                check(sqlite3_bind_text(handle, index, "", 0, csqlite_transient()))
             }
         }
         if logLevel >= 2 { pendingBindLog.append((index, "\"\(value)\"")) }
@@ -126,9 +130,9 @@ final class SQLiteStatement {
     func bind(_ value: Data, at index: Int32) {
         value.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
-                _ = sqlite3_bind_blob(handle, index, base, Int32(bytes.count), csqlite_transient())
+                check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), csqlite_transient()))
             } else {
-                _ = sqlite3_bind_zeroblob(handle, index, 0)
+                check(sqlite3_bind_zeroblob(handle, index, 0))
             }
         }
         if logLevel >= 2 { pendingBindLog.append((index, "<NSData length=\(value.count)>")) }
@@ -136,8 +140,14 @@ final class SQLiteStatement {
 
     /// Binds NULL, logged as `nil`.
     func bindNull(at index: Int32) {
-        sqlite3_bind_null(handle, index)
+        check(sqlite3_bind_null(handle, index))
         if logLevel >= 2 { pendingBindLog.append((index, "nil")) }
+    }
+
+    /// Remembers a failed binding (a value too big, a bad index): ``step()`` reports it
+    /// rather than running with a missing value.
+    private func check(_ code: Int32) {
+        if code != SQLITE_OK, bindFailure == SQLITE_OK { bindFailure = code }
     }
 
     // MARK: Running
@@ -146,6 +156,11 @@ final class SQLiteStatement {
     @discardableResult
     func step() throws -> Bool {
         if logLevel >= 1 && !hasLoggedExecution { logExecution() }
+        if bindFailure != SQLITE_OK {
+            let code = bindFailure
+            bindFailure = SQLITE_OK
+            throw SQLiteError.execute(sql: sql, code: code, message: "binding a value failed: " + String(cString: sqlite3_errstr(code)))
+        }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
