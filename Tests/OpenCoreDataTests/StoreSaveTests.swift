@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import XCTest
 
@@ -270,8 +271,6 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertThrowsError(try engine.performSave { _ in })
     }
 }
-
-import CSQLite
 
 final class StoreBindingFailureTests: StoreTestCase {
     func testAValueSQLiteRefusesToBindFailsTheSave() throws {

@@ -17,16 +17,24 @@ final class SQLiteSaveTransaction {
     }
 
     private let database: SQLiteDatabase
-    /// An entity's INSERT, ready to run again.
-    private struct PreparedInsert {
-        let number: Int
-        let statement: SQLiteStatement
-        let slots: [WriteSlot]
+    /// An entity's plan and statements, prepared once per save.
+    private final class EntityWriter {
+        let mapped: StoreEntity
+        let plan: WritePlan
+        var insert: SQLiteStatement?
+        var update: SQLiteStatement?
+        var delete: SQLiteStatement?
+
+        init(mapped: StoreEntity, plan: WritePlan) {
+            self.mapped = mapped
+            self.plan = plan
+        }
     }
 
-    /// The INSERT of each entity used so far in this save, and the last one used.
-    private var insertStatements: [Int: PreparedInsert] = [:]
-    private var lastInsert: PreparedInsert?
+    /// The writer of each entity used so far in this save, and the last one used: a save
+    /// writes many rows of one entity in a row.
+    private var writers: [Int: EntityWriter] = [:]
+    private var lastWriter: EntityWriter?
     private let externalStorage: ExternalBinaryStorage
 
     private func checkActive() throws {
@@ -45,27 +53,12 @@ final class SQLiteSaveTransaction {
     /// including to-one keys and the entity column of a to-one into a hierarchy.
     func insert(_ row: StoreRow) throws {
         try checkActive()
-        let insert: PreparedInsert
-        if let last = lastInsert, last.number == row.key.entityNumber {
-            // Rows of one entity in a row: no lookup at all, and every parameter is bound
-            // again, so a plain SQLite reset will do.
-            insert = last
-            insert.statement.rewind()
-        } else if let cached = insertStatements[row.key.entityNumber] {
-            insert = cached
-            insert.statement.rewind()
-        } else {
-            let mapped = try engine.storeEntity(number: row.key.entityNumber)
-            let plan = engine.plans.write(mapped)
-            insert = PreparedInsert(number: mapped.number, statement: try database.statement(plan.insertSQL), slots: plan.slots)
-            insertStatements[insert.number] = insert
-        }
-        lastInsert = insert
-        let statement = insert.statement
+        let writer = try self.writer(for: row.key.entityNumber)
+        let statement = try prepared(&writer.insert, writer.plan.insertSQL)
         statement.bindKey(row.key.primaryKey, at: 1)
-        statement.bindKey(Int64(insert.number), at: 2)
+        statement.bindKey(Int64(writer.mapped.number), at: 2)
         statement.bindKey(row.version, at: 3)
-        try bindSlots(insert.slots, of: row, to: statement, from: 4, reusing: [:])
+        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
         try statement.execute()
     }
 
@@ -74,15 +67,15 @@ final class SQLiteSaveTransaction {
     /// differs or the row is gone (optimistic locking).
     func update(_ row: StoreRow, expectedVersion: Int64) throws -> Bool {
         try checkActive()
-        let mapped = try engine.storeEntity(number: row.key.entityNumber)
-        let plan = engine.plans.write(mapped)
+        let writer = try self.writer(for: row.key.entityNumber)
+        let plan = writer.plan
         var previous: [String: Data] = [:]
         if !plan.externalColumns.isEmpty {
             // The current column bytes: the files they name are reused or removed at commit.
-            guard let stored = try externalColumns(of: mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
+            guard let stored = try externalColumns(of: writer.mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
             previous = stored
         }
-        let statement = try database.statement(plan.updateSQL)
+        let statement = try prepared(&writer.update, plan.updateSQL)
         let next = try bindSlots(plan.slots, of: row, to: statement, from: 1, reusing: previous)
         statement.bindKey(row.version, at: next)
         statement.bindKey(row.key.primaryKey, at: next + 1)
@@ -99,19 +92,45 @@ final class SQLiteSaveTransaction {
     /// Deletes the row, its join-table rows, and (at commit) its external data files.
     func delete(_ key: StoreKey) throws {
         try checkActive()
-        let mapped = try engine.storeEntity(number: key.entityNumber)
-        let plan = engine.plans.write(mapped)
-        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: mapped, plan: plan, key: key.primaryKey, version: nil) {
+        let writer = try self.writer(for: key.entityNumber)
+        let plan = writer.plan
+        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: nil) {
             for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
-        let statement = try database.statement("DELETE FROM \(mapped.table.name) WHERE Z_PK = ?")
+        let statement = try prepared(&writer.delete, plan.deleteSQL)
         statement.bindKey(key.primaryKey, at: 1)
         try statement.execute()
-        for (join, column) in engine.schema.joinTableColumns(referencing: mapped) {
-            let unlink = try database.statement("DELETE FROM \(join.name) WHERE \(column) = ?")
+        for sql in plan.unlinkSQL {
+            let unlink = try database.statement(sql)
             unlink.bindKey(key.primaryKey, at: 1)
             try unlink.execute()
         }
+    }
+
+    /// The writer of entity number `number`.
+    private func writer(for number: Int) throws -> EntityWriter {
+        if let last = lastWriter, last.mapped.number == number { return last }
+        if let known = writers[number] {
+            lastWriter = known
+            return known
+        }
+        let mapped = try engine.storeEntity(number: number)
+        let writer = EntityWriter(mapped: mapped, plan: engine.plans.write(mapped, schema: engine.schema))
+        writers[number] = writer
+        lastWriter = writer
+        return writer
+    }
+
+    /// `statement` ready to run again, or the statement for `sql` from the database.
+    private func prepared(_ statement: inout SQLiteStatement?, _ sql: String) throws -> SQLiteStatement {
+        if let statement {
+            // Every parameter is bound again, so a plain SQLite reset will do.
+            statement.rewind()
+            return statement
+        }
+        let fresh = try database.statement(sql)
+        statement = fresh
+        return fresh
     }
 
     /// Records the full membership of a to-many relationship of `source`: for

@@ -47,6 +47,11 @@ struct WritePlan {
     let slots: [WriteSlot]
     /// Names of the external-data columns, for reading the files a row refers to.
     let externalColumns: [String]
+    /// `DELETE FROM ZX WHERE Z_PK = ?`.
+    let deleteSQL: String
+    /// `DELETE FROM Z_5TAGS WHERE Z_5NOTES = ?` for each join-table column that may hold
+    /// a key of the entity.
+    let unlinkSQL: [String]
 }
 
 /// SQL text and column plans, built once per entity and kept for the store's life.
@@ -89,7 +94,7 @@ struct StorePlans {
     }
 
     /// The INSERT and UPDATE of `entity`.
-    mutating func write(_ entity: StoreEntity) -> WritePlan {
+    mutating func write(_ entity: StoreEntity, schema: StoreSchema) -> WritePlan {
         if let plan = writes[entity.number] { return plan }
         let table = entity.table
         var byColumn: [Int: WriteSlot] = [:]
@@ -112,7 +117,9 @@ struct StorePlans {
             insertSQL: "INSERT INTO \(table.name)(\(insertColumns)) VALUES(\(placeholders))",
             updateSQL: "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
             slots: columns.map { byColumn[$0]! },
-            externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name })
+            externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name },
+            deleteSQL: "DELETE FROM \(table.name) WHERE Z_PK = ?",
+            unlinkSQL: schema.joinTableColumns(referencing: entity).map { "DELETE FROM \($0.table.name) WHERE \($0.column) = ?" })
         writes[entity.number] = plan
         return plan
     }
