@@ -10,7 +10,7 @@ extension SQLiteStoreEngine {
         let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
         let statement = try database.statement(plan.selectSQL + condition + " ORDER BY t0.Z_PK")
         for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
-        return try readRows(statement, plan: plan)
+        return try readRows(statement, plan: plan, entityName: entity.name ?? "")
     }
 
     /// The rows for `keys` (any entities), in the order of `keys`; rows that no longer exist
@@ -151,7 +151,7 @@ extension SQLiteStoreEngine {
     }
 
     /// Steps through `statement`, turning each row into a ``StoreRow``.
-    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true) throws -> [StoreRow] {
+    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil) throws -> [StoreRow] {
         defer { statement.reset() }
         let logging = database.debugLevel >= 1
         let clock = SQLDebugClock()
@@ -168,6 +168,10 @@ extension SQLiteStoreEngine {
         }
         if logging {
             SQLDebugLog.connectionFetchTime(stepTime)
+            if database.debugLevel == 2 {
+                let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
+                SQLDebugLog.fetchSummary(statement: statement, entity: name, sql: statement.sql, rows: rows.count)
+            }
             if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rows.count) }
         }
         return rows
