@@ -137,7 +137,8 @@ final class SQLiteSaveTransaction {
     /// many-to-many, makes its join-table rows exactly `destinations` (with order keys when
     /// ordered, leaving the inverse side's order keys alone); for an ordered one-to-many,
     /// writes the destinations' order column (`Z_FOK_<REL>`); for an unordered
-    /// one-to-many, nothing (the destinations' foreign keys carry it).
+    /// one-to-many, nothing (the destinations' foreign keys carry it); for a to-many without
+    /// inverse, the destinations' hidden key column (`Z<n><REL>`, and its order column).
     ///
     /// Order keys are 1024, 2048, … in the order given.
     func writeToMany(_ relationship: NSRelationshipDescription, source: StoreKey, destinations: [StoreKey]) throws {
@@ -154,6 +155,25 @@ final class SQLiteSaveTransaction {
                 update.bindKey(Int64(position + 1) * 1024, at: 1)
                 update.bindKey(key.primaryKey, at: 2)
                 try update.execute()
+            }
+        case .hiddenKey(let destination, let keyColumn, let orderColumn):
+            // Release the previous members, then claim (and order) the current ones.
+            let table = destination.table.name
+            let clearOrder = orderColumn.map { ", \($0) = NULL" } ?? ""
+            let release = try database.statement("UPDATE \(table) SET \(keyColumn) = NULL\(clearOrder) WHERE \(keyColumn) = ?")
+            release.bindKey(source.primaryKey, at: 1)
+            try release.execute()
+            let claimSQL = "UPDATE \(table) SET \(keyColumn) = ?" + (orderColumn.map { ", \($0) = ?" } ?? "") + " WHERE Z_PK = ?"
+            for (position, key) in destinations.enumerated() {
+                let claim = try database.statement(claimSQL)
+                claim.bindKey(source.primaryKey, at: 1)
+                if orderColumn != nil {
+                    claim.bindKey(Int64(position + 1) * 1024, at: 2)
+                    claim.bindKey(key.primaryKey, at: 3)
+                } else {
+                    claim.bindKey(key.primaryKey, at: 2)
+                }
+                try claim.execute()
             }
         case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, _):
             var wanted: [Int64] = []

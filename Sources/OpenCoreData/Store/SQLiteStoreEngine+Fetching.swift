@@ -99,7 +99,7 @@ extension SQLiteStoreEngine {
         }
         let statement: SQLiteStatement
         switch storage {
-        case .foreignKey(let destination, let keyColumn, let orderColumn):
+        case .foreignKey(let destination, let keyColumn, let orderColumn), .hiddenKey(let destination, let keyColumn, let orderColumn):
             let table = destination.table
             let isWholeTable = destination.entity === table.root
             let filter = isWholeTable ? "" : " AND (t0.Z_ENT >= ? AND t0.Z_ENT <= ?)"
