@@ -50,7 +50,7 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertEqual(fetched.toOne["attachment"], photo.key, "the key names the photo entity, not Item")
         XCTAssertEqual(fetched.toOne["folder"], folder.key)
         XCTAssertEqual(try engine.destinationKeys(of: fixture.note.relationshipsByName["attachment"]!, from: note.key), [photo.key])
-        let stored = try query(storeURL(), "SELECT ZATTACHMENT, Z5_ATTACHMENT FROM ZNOTE")
+        let stored = try query(storeURL(), "SELECT ZATTACHMENT, Z2_ATTACHMENT FROM ZNOTE")
         XCTAssertEqual(stored[0][0] as? Int64, photo.key.primaryKey)
         XCTAssertEqual(stored[0][1] as? Int64, 4)
     }

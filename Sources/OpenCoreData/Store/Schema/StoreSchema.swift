@@ -314,9 +314,10 @@ final class StoreSchema {
                     let stem = String(key.dropFirst())
                     byProperty[ObjectIdentifier(relationship)] = columns.count
                     columns.append(StoreColumn(name: key, role: .foreignKey(relationship)))
-                    if !destination.subentities.isEmpty {
+                    if !destination.subentities.isEmpty, let destinationNumber = byEntity[ObjectIdentifier(destination)]?.number {
+                        // Named by the destination's number (ZACCOUNT1 goes with Z9_ACCOUNT1, 9 being Account).
                         entityColumns[ObjectIdentifier(relationship)] = columns.count
-                        columns.append(StoreColumn(name: unique("Z\(mapped.number)_" + stem), role: .foreignEntity(relationship)))
+                        columns.append(StoreColumn(name: unique("Z\(destinationNumber)_" + stem), role: .foreignEntity(relationship)))
                     }
                     if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered, !inverse.isTransient {
                         orderColumns[ObjectIdentifier(relationship)] = columns.count
