@@ -72,6 +72,7 @@ final class PredicateParserTests: XCTestCase {
         assertFormat("NOT a == 1", "NOT a == 1")
         assertFormat("! a == 1", "NOT a == 1")
         assertFormat("NOT (a == 1 OR b == 2)", "NOT (a == 1 OR b == 2)")
+        assertFormat("!!a == 1", "NOT NOT a == 1")
         assertFormat("(a == 1 OR b == 2) AND c == 3", "(a == 1 OR b == 2) AND c == 3")
         // AND binds tighter than OR; compound operands print in parentheses.
         assertFormat("a == 1 OR b == 2 AND c == 3", "a == 1 OR (b == 2 AND c == 3)")

@@ -55,7 +55,10 @@ enum PredicateFormatter {
         let subs = predicate.predicates
         switch predicate.compoundPredicateType {
         case .not:
-            return "NOT " + (subs.first.map(operand) ?? "TRUEPREDICATE")
+            // `NOT NOT a` needs no parentheses; `NOT (a AND b)` does.
+            guard let first = subs.first else { return "NOT TRUEPREDICATE" }
+            if let inner = first as? NSCompoundPredicate, inner.compoundPredicateType == .not { return "NOT " + first.predicateFormat }
+            return "NOT " + operand(first)
         case .and:
             if subs.isEmpty { return "TRUEPREDICATE" }
             if subs.count == 1 { return subs[0].predicateFormat }
