@@ -78,6 +78,14 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertTrue(holds("SELF ==[n] %@", "x", "x"))
     }
 
+    func testASCIIFastFoldingAgreesWithFoundation() {
+        let ascii = String((32..<127).map { Character(UnicodeScalar(UInt8($0))) })
+        for options: NSComparisonPredicate.Options in [[.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]] {
+            XCTAssertEqual(PredicateStrings.fold(ascii, options), ascii.folding(options: PredicateStrings.foldingOptions(options), locale: nil))
+        }
+        XCTAssertNil(PredicateStrings.asciiFolded("Été", caseInsensitive: true))
+    }
+
     func testLikeAndMatches() {
         let object = ["name": "Ridge Loop", "code": "AB-123"]
         XCTAssertTrue(holds("name LIKE 'R*'", object))
