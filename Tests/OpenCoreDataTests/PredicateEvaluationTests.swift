@@ -263,7 +263,8 @@ final class PredicateEvaluationTests: XCTestCase {
         let object = ["a": 2, "b": 3, "price": 2.5] as [String: Any]
         XCTAssertTrue(holds("a + b == 5", object))
         XCTAssertTrue(holds("a * b - 1 == 5", object))
-        XCTAssertTrue(holds("b / a == 1.5", object))
+        XCTAssertTrue(holds("b / a == 1", object))
+        XCTAssertTrue(holds("price / a == 1.25", object))
         XCTAssertTrue(holds("a ** b == 8", object))
         XCTAssertTrue(holds("-a == -2", object))
         XCTAssertTrue(holds("price * 2 == 5", object))

@@ -178,10 +178,11 @@ final class PredicateParserTests: XCTestCase {
     }
 
     func testExpressionsPrint() {
-        assertFormat("a + b * 2 > 3", "a + b * 2 > 3")
+        assertFormat("a + b * 2 > 3", "a + (b * 2) > 3")
         assertFormat("(a + b) * 2 > 3", "(a + b) * 2 > 3")
         assertFormat("a - (b - c) == 0", "a - (b - c) == 0")
-        assertFormat("2 ** 3 ** 2 == 512", "2 ** 3 ** 2 == 512")
+        assertFormat("2 ** 3 ** 2 == 512", "2 ** (3 ** 2) == 512")
+        assertFormat("-x == 1", "0 - x == 1")
         assertFormat("sqrt(16) == 4", "sqrt:(16) == 4")
         assertFormat("sum:(hikes.rating) > 4", "sum:(hikes.rating) > 4")
         assertFormat("created < now()", "created < now()")
