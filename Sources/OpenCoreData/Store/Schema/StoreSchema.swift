@@ -195,6 +195,17 @@ enum StoreToMany {
 /// descendants (sub-entities sorted by name), from 1. Each tree's subtree is therefore a
 /// contiguous range, which is how Core Data fetches an entity with its sub-entities
 /// (`t0.Z_ENT >= ? AND t0.Z_ENT <= ?`).
+///
+/// Naming, as in stores Core Data wrote (Photos, Notes apps, Apple's docsets):
+/// - a tree's table `Z<ROOT>`; columns `Z<NAME>`, a later colliding name suffixed 1, 2, …;
+/// - a to-one: `Z<REL>`, plus `Z<n>_<REL>` (n: the destination's number) when the
+///   destination has sub-entities, plus `Z_FOK_<REL>` when its inverse is ordered;
+/// - a to-many without inverse: a hidden key `Z<n><REL>` (n: the source's number) on the
+///   destination rows;
+/// - many-to-many: `Z_<n><REL>` named after the side whose entity number is smaller (for
+///   two relationships of one entity, the larger name); each column named by an entity's
+///   number and the relationship leading to its rows (`Z_5NOTES`, `Z_13TAGS`); a
+///   relationship that is its own inverse has `REFLEXIVE`; ordered sides add `Z_FOK_…`.
 final class StoreSchema {
     /// Entities in Z_ENT order.
     let entities: [StoreEntity]
