@@ -22,7 +22,9 @@ out="${FUZZ_OUT:-.build/fuzz-predicates}"
 mkdir -p "$out/corpus"
 
 sources=(
-  $(find Sources/OpenCoreData/Fetching -name '*.swift' ! -name 'NSExpressionDescription.swift')
+  $(find Sources/OpenCoreData/Fetching/Predicate Sources/OpenCoreData/Fetching/Expression Sources/OpenCoreData/Fetching/Sorting \
+      -name '*.swift' ! -name 'NSExpressionDescription.swift')
+  Sources/OpenCoreData/Fetching/KeyPathReading.swift
   Sources/OpenCoreData/Objects/KeyValueCoding.swift
   Sources/OpenCoreData/Formatting/CocoaDescription.swift
   Sources/OpenCoreData/Errors/CoreDataError.swift
