@@ -14,7 +14,8 @@ extension NSManagedObjectContext {
 /// - `propertiesToFetch` names the columns: attribute names (or key paths through to-one
 ///   relationships, such as `"country.name"`), attribute or to-one relationship
 ///   descriptions (a relationship's value is the related object's ID), and
-///   ``NSExpressionDescription``s. Without it, every attribute. Keys are the names or key
+///   ``NSExpressionDescription``s; `"objectID"` is the object's ID. Without it, every
+///   attribute. Keys are the names or key
 ///   paths; `nil` values are left out.
 /// - An expression description whose expression is an aggregate function (`sum:`, `count:`,
 ///   `min:`, `max:`, `average:`, `median:`, `mode:`, `stddev:`) of a key path computes over
@@ -37,6 +38,8 @@ struct FetchDictionaryResults {
         case value(key: String)
         /// A to-one relationship: the related object's ID.
         case relationship(key: String)
+        /// `"objectID"`: the object's own ID.
+        case objectID(key: String)
         /// An expression description's expression, per row.
         case expression(key: String, NSExpression, NSAttributeType)
         /// An aggregate function over a key path, per group.
@@ -44,7 +47,7 @@ struct FetchDictionaryResults {
 
         var key: String {
             switch self {
-            case .value(let key), .relationship(let key), .expression(let key, _, _), .aggregate(let key, _, _, _): return key
+            case .value(let key), .relationship(let key), .objectID(let key), .expression(let key, _, _), .aggregate(let key, _, _, _): return key
             }
         }
         var isAggregate: Bool {
@@ -103,7 +106,7 @@ struct FetchDictionaryResults {
         guard let properties = request.propertiesToFetch else {
             return entity.propertyTable.persistentAttributes.map { .value(key: $0.name) }
         }
-        return properties.map { property in
+        return properties.map { property -> Column in
             if let description = property as? NSExpressionDescription {
                 guard let expression = description.expression else {
                     raiseCoreDataException(.invalidArgument, "Invalid property (\(description)) passed to setPropertiesToFetch: an NSExpressionDescription needs an expression")
@@ -116,6 +119,7 @@ struct FetchDictionaryResults {
                 return .expression(key: description.name, expression, description.expressionResultType)
             }
             let key = (property as? String) ?? (property as? NSPropertyDescription)?.name ?? "\(property)"
+            if key == "objectID" { return .objectID(key: key) }
             let first = String(key.split(separator: ".").first ?? "")
             if let relationship = entity.propertyTable.relationships.first(where: { $0.name == first }) {
                 if key == first {
@@ -151,7 +155,7 @@ struct FetchDictionaryResults {
                     let property: Any = entity.propertyTable.all.first(where: { $0.name == key }) ?? key
                     raiseCoreDataException(.invalidArgument, "SELECT clauses in queries with GROUP BY components can only contain properties named in the GROUP BY or aggregate functions (\(property) is not in the GROUP BY)")
                 }
-            case .expression, .aggregate:
+            case .objectID, .expression, .aggregate:
                 continue
             }
         }
@@ -221,6 +225,8 @@ struct FetchDictionaryResults {
                 value = first.flatMap { publicValue(at: key, of: $0) }
             case .relationship(let key):
                 value = first.flatMap { ($0.value(forKey: key) as? NSManagedObject)?.objectID }
+            case .objectID:
+                value = first?.objectID
             case .expression(_, let expression, let type):
                 value = first.flatMap { typed(expression.expressionValue(with: $0, context: nil), as: type) }
             case .aggregate(_, let function, let argument, let type):

@@ -38,14 +38,16 @@ final class DictionaryResultTests: RequestTestCase {
         let container = try seededContainer()
         let request = NSFetchRequest<NSDictionary>(entityName: "Trail")
         request.resultType = .dictionaryResultType
-        request.propertiesToFetch = ["name", "country.name", "country"]
+        request.propertiesToFetch = ["name", "country.name", "country", "objectID"]
         request.predicate = NSPredicate(format: "name == %@", "Kungsleden")
         let row = try XCTUnwrap(try container.viewContext.fetch(request).first)
-        XCTAssertEqual(row.count, 3)
+        XCTAssertEqual(row.count, 4)
         XCTAssertEqual(row["name"] as? String, "Kungsleden")
         XCTAssertEqual(row["country.name"] as? String, "Sweden")
-        let sweden = try trail("Kungsleden", in: container.viewContext).value(forKey: "country") as! NSManagedObject
+        let kungsleden = try trail("Kungsleden", in: container.viewContext)
+        let sweden = kungsleden.value(forKey: "country") as! NSManagedObject
         XCTAssertEqual(row["country"] as? NSManagedObjectID, sweden.objectID)
+        XCTAssertEqual(row["objectID"] as? NSManagedObjectID, kungsleden.objectID)
     }
 
     func testAggregatesOverAllMatchingObjectsMatchHandComputedValues() throws {

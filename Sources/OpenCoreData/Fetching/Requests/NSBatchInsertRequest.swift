@@ -93,6 +93,7 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest {
         guard let found = model.entitiesByName[entityName] else {
             raiseCoreDataException(.invalidArgument, "NSBatchInsertRequest could not locate an NSEntityDescription for entity name '\(entityName)'")
         }
+        resolvedEntity = found
         return found
     }
 

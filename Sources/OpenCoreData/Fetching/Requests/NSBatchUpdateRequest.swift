@@ -53,13 +53,9 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest {
         super.init()
     }
 
-    /// `NSBatchUpdateRequest(entityName:)`.
-    open class func batchUpdateRequest(withEntityName entityName: String) -> Self {
-        Self(entityName: entityName)
-    }
-
-    /// The entity; found by name in the context's model when the request was made with a name.
-    open var entity: NSEntityDescription { resolvedEntity ?? NSEntityDescription() }
+    /// The entity: the one the request was made with, or (once executed) the one its name
+    /// found in the context's model.
+    open var entity: NSEntityDescription? { resolvedEntity }
 
     /// The entity, from the request or from `model`.
     func entity(in model: NSManagedObjectModel) -> NSEntityDescription {
@@ -67,6 +63,7 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest {
         guard let found = model.entitiesByName[entityName] else {
             raiseCoreDataException(.invalidArgument, "NSBatchUpdateRequest could not locate an NSEntityDescription for entity name '\(entityName)'")
         }
+        resolvedEntity = found
         return found
     }
 
