@@ -62,7 +62,9 @@ struct FetchDictionaryResults {
         let columns = makeColumns()
         let groupKeys = try groupByKeys(columns)
         let grouping = groupKeys != nil || columns.contains(where: \.isAggregate)
-        let objects = try storedObjects(sorted: !grouping)
+        let scratch = context.makeScratchContext()
+        defer { withExtendedLifetime(scratch) {} }
+        let objects = try storedObjects(in: scratch, sorted: !grouping)
 
         var rows: [[String: Any]]
         if grouping {
@@ -164,10 +166,9 @@ struct FetchDictionaryResults {
 
     // MARK: Rows
 
-    /// The matching objects as the store holds them, sorted when `sorted`.
-    private func storedObjects(sorted: Bool) throws -> [NSManagedObject] {
-        let scratch = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        scratch.persistentStoreCoordinator = context.persistentStoreCoordinator
+    /// The matching objects as the store holds them (read in `scratch`, which the caller
+    /// keeps alive while it reads them), sorted when `sorted`.
+    private func storedObjects(in scratch: NSManagedObjectContext, sorted: Bool) throws -> [NSManagedObject] {
         let query = request.copy(as: NSManagedObject.self)
         query.entity = entity
         query.resultType = .managedObjectResultType

@@ -75,12 +75,19 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// The stored objects of `store` that `request` matches, read in a scratch context so
-    /// that this context's unsaved changes play no part: the store's state, as batch
-    /// requests see it. Called inside the batch's transaction.
-    private func storedMatches(_ request: NSFetchRequest<NSFetchRequestResult>, in store: NSPersistentStore) throws -> [NSManagedObject] {
+    /// A context of its own on this context's coordinator, with no changes: what batch
+    /// requests read the store's state through. Keep it alive while using its objects
+    /// (objects hold their context weakly).
+    func makeScratchContext() -> NSManagedObjectContext {
         let scratch = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         scratch.persistentStoreCoordinator = persistentStoreCoordinator
+        return scratch
+    }
+
+    /// The stored objects of `store` that `request` matches, read in `scratch` so that this
+    /// context's unsaved changes play no part: the store's state, as batch requests see it.
+    /// Called inside the batch's transaction.
+    private func storedMatches(_ request: NSFetchRequest<NSFetchRequestResult>, in store: NSPersistentStore, scratch: NSManagedObjectContext) throws -> [NSManagedObject] {
         let query = request.copy(as: NSManagedObject.self)
         query.resultType = .managedObjectResultType
         query.includesPendingChanges = false
@@ -108,8 +115,10 @@ extension NSManagedObjectContext {
         var updatedIDs: [NSManagedObjectID] = []
         for store in try stores(holding: entity, allowed: request.affectedStores) {
             var keys: [StoreKey] = []
+            let scratch = makeScratchContext()
+            defer { withExtendedLifetime(scratch) {} }
             try store.engine.performSave { _ in
-                for object in try storedMatches(fetch, in: store) {
+                for object in try storedMatches(fetch, in: store, scratch: scratch) {
                     guard let key = object.objectID.storeKey else { continue }
                     var values: [(NSAttributeDescription, Any?)] = []
                     for (attribute, given) in updates {
@@ -161,7 +170,7 @@ extension NSManagedObjectContext {
                         return try store.engine.rowExists(key)
                     }
                 } else {
-                    targets = try storedMatches(request.fetchRequest, in: store).map(\.objectID)
+                    targets = try storedMatches(request.fetchRequest, in: store, scratch: makeScratchContext()).map(\.objectID)
                 }
                 let outcome = try store.engine.batchDelete(targets.compactMap(\.storeKey), in: transaction)
                 let deleted = Set(outcome.deleted)

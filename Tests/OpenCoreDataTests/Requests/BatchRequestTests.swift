@@ -196,8 +196,9 @@ final class BatchDeleteTests: RequestTestCase {
     }
 
     func testAMandatoryInverseMakesANullifyFailAndRollsBack() throws {
-        model.entitiesByName["Trail"]!.relationshipsByName["hikes"]!.isOptional = false
         let container = try seededContainer()
+        // Made mandatory after the seed was saved, so the seed itself is valid.
+        model.entitiesByName["Trail"]!.relationshipsByName["hikes"]!.isOptional = false
         let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Hike"))
         XCTAssertThrowsError(try container.viewContext.execute(request)) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreSaveConflictsError)

@@ -12,8 +12,12 @@ final class DictionaryResultTests: RequestTestCase {
         return description
     }
 
+    /// The seeded container of this test, made on first use.
+    private var seeded: NSPersistentContainer?
+
     private func dictionaries(_ configure: (NSFetchRequest<NSDictionary>) -> Void) throws -> [NSDictionary] {
-        let container = try seededContainer()
+        let container = try seeded ?? seededContainer()
+        seeded = container
         let request = NSFetchRequest<NSDictionary>(entityName: "Trail")
         request.resultType = .dictionaryResultType
         configure(request)
