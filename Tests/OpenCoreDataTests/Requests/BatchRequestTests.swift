@@ -87,6 +87,18 @@ final class BatchUpdateTests: RequestTestCase {
         XCTAssertEqual(try query(storeURL(), "SELECT ZDIFFICULTY, ZISFAVORITE FROM ZTRAIL WHERE ZNAME = 'Laugavegur'")[0].map { $0 as! Int64 }, [3, 1])
     }
 
+    func testTheRequestSeesTheStoreNotTheContextsUnsavedChanges() throws {
+        let container = try seededContainer()
+        let context = container.viewContext
+        try trail("富士山 吉田ルート", in: context).setValue(4.9, forKey: "rating")  // unsaved: not matched
+        try trail("Laugavegur", in: context).setValue(1.0, forKey: "rating")  // unsaved: still matched
+        let request = favouriteRequest()
+        request.resultType = .updatedObjectIDsResultType
+        let ids = (try context.execute(request) as! NSBatchUpdateResult).result as! [NSManagedObjectID]
+        XCTAssertEqual(Set(ids.map { $0.uriRepresentation().lastPathComponent }), ["p1", "p3", "p4"])
+        XCTAssertTrue(context.hasChanges, "the context's own changes are left as they were")
+    }
+
     func testMergeAcceptsURIsAndIDsOfAnotherCoordinator() throws {
         let container = try seededContainer()
         let other = try openContainer()
