@@ -10,7 +10,7 @@ extension NSManagedObjectContext {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
-        let objects = try matchingObjects(entity: entity, request: request)
+        let objects = request.resultType == .dictionaryResultType ? [] : try matchingObjects(entity: entity, request: request)
         let results: [Any]
         switch request.resultType {
         case .countResultType:
@@ -18,7 +18,7 @@ extension NSManagedObjectContext {
         case .managedObjectIDResultType:
             results = objects.map(\.objectID)
         case .dictionaryResultType:
-            results = dictionaries(for: objects, request: request)
+            results = try dictionaryResults(for: request, entity: entity)
         default:
             if !request.returnsObjectsAsFaults { objects.forEach { $0.fulfillFaultIfNeeded() } }
             results = objects
@@ -101,27 +101,5 @@ extension NSManagedObjectContext {
             }
             return left.offset < right.offset
         }.map(\.element)
-    }
-
-    /// One dictionary per object: the attributes `propertiesToFetch` names (all when `nil`),
-    /// nil values left out, duplicates dropped when `returnsDistinctResults`.
-    private func dictionaries<T>(for objects: [NSManagedObject], request: NSFetchRequest<T>) -> [NSDictionary] {
-        var seen: Set<NSDictionary> = []
-        var results: [NSDictionary] = []
-        for object in objects {
-            let names: [String] = request.propertiesToFetch.map { properties in
-                properties.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
-            } ?? object.entity.propertyTable.persistentAttributes.map(\.name)
-            var dictionary: [String: Any] = [:]
-            for name in names {
-                if let value = object.value(forKey: name) { dictionary[name] = value }
-            }
-            let result = NSDictionary(dictionary: dictionary)
-            if request.returnsDistinctResults {
-                guard seen.insert(result).inserted else { continue }
-            }
-            results.append(result)
-        }
-        return results
     }
 }
