@@ -58,6 +58,14 @@ open class NSFetchRequest<ResultType>: CustomStringConvertible {
     public var returnsDistinctResults: Bool = false { willSet { checkMutable() } }
     /// Whether objects already registered in the context are refreshed with the fetched values.
     public var shouldRefreshRefetchedObjects: Bool = false { willSet { checkMutable() } }
+    /// Whether the fetch reads the objects' values with their IDs. Defaults to `true`;
+    /// `false` fetches only IDs (`SELECT t0.Z_ENT, t0.Z_PK …`), and each object loads its
+    /// row when first touched.
+    public var includesPropertyValues: Bool = true { willSet { checkMutable() } }
+    /// Relationship key paths (`"trail"`, `"hikes"`, `"hikes.hikers"`) whose destinations
+    /// are fetched along with the results, one statement per relationship, instead of one
+    /// fault at a time.
+    public var relationshipKeyPathsForPrefetching: [String]? { willSet { checkMutable() } }
     /// Set on templates handed out by an immutable model: changing them is an error.
     var isImmutableTemplate = false
 
