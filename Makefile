@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: book test build deps serve verify bench clean
+.PHONY: book test build deps serve verify bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -21,6 +21,12 @@ book: build
 test: build
 	@echo "==> Running unit tests and verifying every chapter (swift test)"
 	@$(SWIFT) test
+
+# Fuzzes the predicate parser with libFuzzer for FUZZ_SECONDS (CI runs it after `make test`).
+FUZZ_SECONDS ?= 30
+fuzz:
+	@echo "==> Fuzzing the predicate format-string parser for $(FUZZ_SECONDS) s"
+	@scripts/fuzz-predicates.sh $(FUZZ_SECONDS)
 
 verify: build
 	@$(BIN)/workbook verify

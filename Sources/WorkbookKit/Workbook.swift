@@ -119,14 +119,21 @@ public final class Workbook: Sendable {
     public func run(_ paths: [String], progress: (@Sendable (Outcome) -> Void)? = nil) -> [Outcome] {
         let box = ResultBox(count: paths.count)
         // Each worker takes the next chapter not yet taken, so one slow chapter does not hold
-        // back the ones behind it.
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(paths.count, 1))) { _ in
-            while let index = box.take() {
-                let outcome = runOne(paths[index])
-                box.set(index, outcome)
-                progress?(outcome)
-            }
+        // back the ones behind it. Threads rather than concurrentPerform, which never runs
+        // more than the number of cores at once whatever `jobs` asks for.
+        let workers = DispatchGroup()
+        for _ in 0..<min(jobs, max(paths.count, 1)) {
+            workers.enter()
+            Thread {
+                while let index = box.take() {
+                    let outcome = self.runOne(paths[index])
+                    box.set(index, outcome)
+                    progress?(outcome)
+                }
+                workers.leave()
+            }.start()
         }
+        workers.wait()
         return box.values
     }
 

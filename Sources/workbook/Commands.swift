@@ -86,6 +86,7 @@ struct Build: ParsableCommand {
         Terminal.say("wrote the book: file://\(output.standardizedFileURL.appendingPathComponent("index.html").path)")
         if problems > 0 {
             Terminal.warn("\(problems) chapter\(problems == 1 ? " has" : "s have") problems (listed above); their pages show them")
+            throw ExitCode.failure
         }
     }
 }
@@ -108,7 +109,11 @@ struct Serve: ParsableCommand {
         _ = try BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
         let server = BookServer(host: host, port: port, bookDirectory: output) {
             Terminal.say("a chapter changed; rebuilding")
-            _ = try? BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
+            do {
+                _ = try BookBuilder.build(workbook, into: output, report: { Terminal.say($0) })
+            } catch {
+                Terminal.warn("the rebuild failed: \(error)")
+            }
         }
         server.chaptersDirectory = workbook.chaptersDirectory
         let bound = try server.start()

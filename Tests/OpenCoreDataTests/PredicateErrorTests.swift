@@ -113,3 +113,24 @@ final class PredicateErrorTests: XCTestCase {
         XCTAssertThrowsError(try NSExpression(validatingFormat: "a == 1"))
     }
 }
+
+/// Inputs the fuzzer (scripts/fuzz-predicates.sh) found, kept as regressions.
+final class PredicateFuzzRegressionTests: XCTestCase {
+    func testEscapedAtWithoutName() {
+        XCTAssertThrowsError(try NSPredicate(validatingFormat: "!K= #@"))
+    }
+
+    func testNestedTernaryAndParenthesesParseQuickly() {
+        let text = String(repeating: "(TERNARY(", count: 40) + "a == 1"
+        let start = Date()
+        XCTAssertThrowsError(try NSPredicate(validatingFormat: text))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
+
+    func testManyNotsPrintWithoutParentheses() throws {
+        let text = String(repeating: "!", count: 130) + "q < n"
+        let predicate = try NSPredicate(validatingFormat: text)
+        XCTAssertFalse(predicate.predicateFormat.contains("("))
+        XCTAssertNoThrow(try NSPredicate(validatingFormat: predicate.predicateFormat))
+    }
+}

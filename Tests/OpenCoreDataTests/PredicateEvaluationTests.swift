@@ -78,6 +78,14 @@ final class PredicateEvaluationTests: XCTestCase {
         XCTAssertTrue(holds("SELF ==[n] %@", "x", "x"))
     }
 
+    func testASCIIFastFoldingAgreesWithFoundation() {
+        let ascii = String((32..<127).map { Character(UnicodeScalar(UInt8($0))) })
+        for options: NSComparisonPredicate.Options in [[.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]] {
+            XCTAssertEqual(PredicateStrings.fold(ascii, options), ascii.folding(options: PredicateStrings.foldingOptions(options), locale: nil))
+        }
+        XCTAssertNil(PredicateStrings.asciiFolded("Été", caseInsensitive: true))
+    }
+
     func testLikeAndMatches() {
         let object = ["name": "Ridge Loop", "code": "AB-123"]
         XCTAssertTrue(holds("name LIKE 'R*'", object))
@@ -255,7 +263,8 @@ final class PredicateEvaluationTests: XCTestCase {
         let object = ["a": 2, "b": 3, "price": 2.5] as [String: Any]
         XCTAssertTrue(holds("a + b == 5", object))
         XCTAssertTrue(holds("a * b - 1 == 5", object))
-        XCTAssertTrue(holds("b / a == 1.5", object))
+        XCTAssertTrue(holds("b / a == 1", object))
+        XCTAssertTrue(holds("price / a == 1.25", object))
         XCTAssertTrue(holds("a ** b == 8", object))
         XCTAssertTrue(holds("-a == -2", object))
         XCTAssertTrue(holds("price * 2 == 5", object))

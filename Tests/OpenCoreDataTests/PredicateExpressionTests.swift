@@ -42,7 +42,8 @@ final class PredicateExpressionTests: XCTestCase {
     func testArithmetic() {
         XCTAssertEqual(value("4 + 5 - 2**3") as? Double, 1)  // NSHipster's example
         XCTAssertEqual(value("1 + 2") as? Int, 3)
-        XCTAssertEqual(value("7 / 2") as? Double, 3.5)
+        XCTAssertEqual(value("7 / 2") as? Int, 3)  // integer division, as Foundation's
+        XCTAssertEqual(value("7.0 / 2") as? Double, 3.5)
         XCTAssertEqual(value("7 * 6") as? Int, 42)
         XCTAssertEqual(value("-(3)") as? Int, -3)
         XCTAssertEqual(value("%@ + %@", nil, 1, 2.5) as? Double, 3.5)
@@ -87,7 +88,8 @@ final class PredicateExpressionTests: XCTestCase {
         XCTAssertEqual(value("modulus:by:(10, 3)") as? Int, 1)
         XCTAssertEqual(value("from:subtract:(10, 3)") as? Int, 7)
         XCTAssertEqual(value("multiply:by:(10, 3)") as? Int, 30)
-        XCTAssertEqual(value("divide:by:(10, 4)") as? Double, 2.5)
+        XCTAssertEqual(value("divide:by:(10, 4)") as? Int, 2)
+        XCTAssertEqual(value("divide:by:(10, 4.0)") as? Double, 2.5)
         XCTAssertEqual(value("uppercase('straße')") as? String, "STRASSE")
         XCTAssertEqual(value("lowercase(name)", ["name": "ÉCLAIR"]) as? String, "éclair")
         XCTAssertEqual(value("canonical:(name)", ["name": "Éclair"]) as? String, "eclair")

@@ -72,6 +72,7 @@ final class PredicateParserTests: XCTestCase {
         assertFormat("NOT a == 1", "NOT a == 1")
         assertFormat("! a == 1", "NOT a == 1")
         assertFormat("NOT (a == 1 OR b == 2)", "NOT (a == 1 OR b == 2)")
+        assertFormat("!!a == 1", "NOT NOT a == 1")
         assertFormat("(a == 1 OR b == 2) AND c == 3", "(a == 1 OR b == 2) AND c == 3")
         // AND binds tighter than OR; compound operands print in parentheses.
         assertFormat("a == 1 OR b == 2 AND c == 3", "a == 1 OR (b == 2 AND c == 3)")
@@ -177,10 +178,11 @@ final class PredicateParserTests: XCTestCase {
     }
 
     func testExpressionsPrint() {
-        assertFormat("a + b * 2 > 3", "a + b * 2 > 3")
+        assertFormat("a + b * 2 > 3", "a + (b * 2) > 3")
         assertFormat("(a + b) * 2 > 3", "(a + b) * 2 > 3")
         assertFormat("a - (b - c) == 0", "a - (b - c) == 0")
-        assertFormat("2 ** 3 ** 2 == 512", "2 ** 3 ** 2 == 512")
+        assertFormat("2 ** 3 ** 2 == 512", "2 ** (3 ** 2) == 512")
+        assertFormat("-x == 1", "0 - x == 1")
         assertFormat("sqrt(16) == 4", "sqrt:(16) == 4")
         assertFormat("sum:(hikes.rating) > 4", "sum:(hikes.rating) > 4")
         assertFormat("created < now()", "created < now()")

@@ -66,7 +66,7 @@ final class StoreSQLDebugTests: StoreTestCase {
         ])
     }
 
-    func testBindValuesArePrintedAtLevelThree() throws {
+    func testBindValuesArePrintedFromLevelTwo() throws {
         let (model, book) = bookModel()
         let engine = try openEngine(model)
         defer { engine.close() }
@@ -113,5 +113,21 @@ final class StoreSQLDebugTests: StoreTestCase {
         XCTAssertTrue(lines.contains("CoreData: sql: pragma journal_mode=wal"))
         XCTAssertTrue(lines.contains("CoreData: sql: CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPAGES INTEGER, ZPUBLISHED TIMESTAMP, ZAUTHOR VARCHAR, ZTITLE VARCHAR )"), "\(lines)")
         XCTAssertTrue(lines.contains("CoreData: sql: CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"))
+    }
+
+    func testLevelTwoPrintsBindingsAndAFetchSummary() throws {
+        let (model, book) = bookModel()
+        let engine = try openEngine(model)
+        defer { engine.close() }
+        capture(level: 2)
+        _ = try engine.fetchRows(of: book, includesSubentities: true)
+        let select = "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZPAGES, t0.ZPUBLISHED, t0.ZAUTHOR, t0.ZTITLE FROM ZBOOK t0 ORDER BY t0.Z_PK"
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertEqual(lines[0], "CoreData: sql: " + select)
+        XCTAssertEqual(masked(lines[1]), "CoreData: annotation: sql connection fetch time: #.####s")
+        XCTAssertEqual(
+            lines[2].replacingOccurrences(of: #"<0x[0-9a-f]+>"#, with: "<0x…>", options: .regularExpression),
+            "CoreData: annotation: fetch using NSSQLiteStatement <0x…> on entity 'Book' with sql text '\(select)' returned 0 rows")
+        XCTAssertEqual(masked(lines[3]), "CoreData: annotation: total fetch execution time: #.####s for 0 rows.")
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import XCTest
 
@@ -49,7 +50,7 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertEqual(fetched.toOne["attachment"], photo.key, "the key names the photo entity, not Item")
         XCTAssertEqual(fetched.toOne["folder"], folder.key)
         XCTAssertEqual(try engine.destinationKeys(of: fixture.note.relationshipsByName["attachment"]!, from: note.key), [photo.key])
-        let stored = try query(storeURL(), "SELECT ZATTACHMENT, Z5_ATTACHMENT FROM ZNOTE")
+        let stored = try query(storeURL(), "SELECT ZATTACHMENT, Z2_ATTACHMENT FROM ZNOTE")
         XCTAssertEqual(stored[0][0] as? Int64, photo.key.primaryKey)
         XCTAssertEqual(stored[0][1] as? Int64, 4)
     }
@@ -128,6 +129,7 @@ final class StoreSaveTests: StoreTestCase {
         let friends = fixture.person.relationshipsByName["friends"]!
         let followers = fixture.person.relationshipsByName["followers"]!
         let following = fixture.person.relationshipsByName["following"]!
+        let pinned = fixture.folder.relationshipsByName["pinned"]!
         let playlistSongs = fixture.playlist.relationshipsByName["songs"]!
         let songPlaylists = fixture.song.relationshipsByName["playlists"]!
 
@@ -140,6 +142,7 @@ final class StoreSaveTests: StoreTestCase {
             try transaction.writeToMany(friends, source: people[1].key, destinations: [people[0].key])
             try transaction.writeToMany(following, source: people[0].key, destinations: [people[2].key])
             try transaction.writeToMany(playlistSongs, source: playlist.key, destinations: [songs[1].key, songs[2].key, songs[0].key])
+            try transaction.writeToMany(pinned, source: folder.key, destinations: [notes[1].key, notes[0].key])
         }
         // Ordered one-to-many: stored order; the unordered inverse side is read through the foreign key.
         XCTAssertEqual(try engine.destinationKeys(of: folderNotes, from: folder.key), [notes[2].key, notes[0].key, notes[1].key])
@@ -157,26 +160,37 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertEqual(try engine.destinationKeys(of: followers, from: people[0].key), [])
         // Ordered many-to-many.
         XCTAssertEqual(try engine.destinationKeys(of: playlistSongs, from: playlist.key), [songs[1].key, songs[2].key, songs[0].key])
+        // Ordered to-many without inverse: hidden key and order columns on the notes.
+        XCTAssertEqual(try engine.destinationKeys(of: pinned, from: folder.key), [notes[1].key, notes[0].key])
+        XCTAssertEqual(try query(storeURL(), "SELECT Z1PINNED, Z_FOK_1PINNED FROM ZNOTE ORDER BY Z_PK").map { "\($0[0] ?? "-")/\($0[1] ?? "-")" }, ["1/2048", "1/1024", "-/-"])
         XCTAssertEqual(try engine.destinationKeys(of: songPlaylists, from: songs[0].key), [playlist.key])
 
         // Rewriting a membership replaces it, keeping the other side's rows.
         try engine.performSave { transaction in
+            try transaction.writeToMany(pinned, source: folder.key, destinations: [notes[2].key])
+            // Updating a destination row leaves the hidden key alone.
+            var note = notes[2]
+            note.version = 2
+            XCTAssertTrue(try transaction.update(note, expectedVersion: 1))
             try transaction.writeToMany(playlistSongs, source: playlist.key, destinations: [songs[0].key, songs[1].key])
             try transaction.writeToMany(noteTags, source: notes[0].key, destinations: [tags[1].key])
         }
         XCTAssertEqual(try engine.destinationKeys(of: playlistSongs, from: playlist.key), [songs[0].key, songs[1].key])
         XCTAssertEqual(try engine.destinationKeys(of: tagNotes, from: tags[1].key), [notes[0].key, notes[1].key])
         XCTAssertEqual(try engine.destinationKeys(of: tagNotes, from: tags[2].key), [])
+        XCTAssertEqual(try engine.destinationKeys(of: pinned, from: folder.key), [notes[2].key])
 
         // Deleting a row removes its join-table rows on every side.
         try engine.performSave { transaction in
             try transaction.delete(tags[1].key)
             try transaction.delete(people[0].key)
+            try transaction.delete(folder.key)
         }
+        XCTAssertEqual(try query(storeURL(), "SELECT count(*) FROM ZNOTE WHERE Z1PINNED IS NOT NULL")[0][0] as? Int64, 0)
         XCTAssertEqual(try engine.destinationKeys(of: noteTags, from: notes[0].key), [])
         XCTAssertEqual(try engine.destinationKeys(of: friends, from: people[1].key), [])
         XCTAssertEqual(try query(storeURL(), "SELECT count(*) FROM Z_6FRIENDS")[0][0] as? Int64, 0)
-        XCTAssertEqual(try query(storeURL(), "SELECT count(*) FROM Z_6FOLLOWERS")[0][0] as? Int64, 0)
+        XCTAssertEqual(try query(storeURL(), "SELECT count(*) FROM Z_6FOLLOWING")[0][0] as? Int64, 0)
     }
 
     func testRollbackOnThrowingBodyLeavesTheStoreUnchanged() throws {
@@ -268,5 +282,25 @@ final class StoreSaveTests: StoreTestCase {
         engine.close()
         XCTAssertThrowsError(try engine.fetchRows(of: fixture.tag, includesSubentities: true))
         XCTAssertThrowsError(try engine.performSave { _ in })
+    }
+}
+
+final class StoreBindingFailureTests: StoreTestCase {
+    func testAValueSQLiteRefusesToBindFailsTheSave() throws {
+        let fixture = SchemaFixture()
+        let engine = try openEngine(fixture.model)
+        defer { engine.close() }
+        // Values longer than 100 bytes are too big for this connection.
+        sqlite3_limit(engine.database.handle, SQLITE_LIMIT_LENGTH, 100)
+        let tag = try newRow(engine, fixture.tag, ["label": String(repeating: "x", count: 1000)])
+        XCTAssertThrowsError(try engine.performSave { try $0.insert(tag) }) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, NSSQLiteError)
+            XCTAssertEqual(error.userInfo["NSSQLiteErrorDomain"] as? Int, Int(SQLITE_TOOBIG))
+        }
+        sqlite3_limit(engine.database.handle, SQLITE_LIMIT_LENGTH, 1_000_000_000)
+        XCTAssertEqual(try engine.countRows(of: fixture.tag, includesSubentities: true), 0)
+        try engine.performSave { try $0.insert(tag) }
+        XCTAssertEqual(try engine.countRows(of: fixture.tag, includesSubentities: true), 1)
     }
 }

@@ -29,7 +29,9 @@ struct SchemaFixture {
         let folderNotes = makeRelationship("notes", to: note, toMany: true, ordered: true)
         let noteFolder = makeRelationship("folder", to: folder)
         makeInverses(folderNotes, noteFolder)
-        folder.properties = [makeAttribute("name", .stringAttributeType), folderNotes]
+        // No inverse: kept as a hidden key (and order) column on the notes.
+        let pinned = makeRelationship("pinned", to: note, toMany: true, ordered: true)
+        folder.properties = [makeAttribute("name", .stringAttributeType), folderNotes, pinned]
 
         let noteTags = makeRelationship("tags", to: tag, toMany: true)
         let tagNotes = makeRelationship("notes", to: note, toMany: true)
@@ -93,19 +95,20 @@ final class StoreSchemaTests: StoreTestCase {
         let url = storeURL()
         XCTAssertEqual(try tableNames(url), [
             "ZFOLDER", "ZITEM", "ZNOTE", "ZPERSON", "ZPLAYLIST", "ZSONG", "ZTAG",
-            "Z_5TAGS", "Z_6FOLLOWERS", "Z_6FRIENDS", "Z_7SONGS", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY",
+            "Z_5TAGS", "Z_6FOLLOWING", "Z_6FRIENDS", "Z_7SONGS", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY",
         ])
         // Sub-entities share the root's table; the later of two colliding names gets a suffix.
         XCTAssertEqual(try columns(url, "ZITEM"), ["Z_PK", "Z_ENT", "Z_OPT", "ZPAGES", "ZSIZE", "ZTAKEN", "ZTITLE", "ZTITLE1"])
         // A to-one into a hierarchy carries the destination's entity; an ordered one-to-many
-        // keeps its order on the to-one side; transient attributes have no column.
+        // keeps its order on the to-one side; a to-many without inverse is a hidden key of
+        // the source's number and name; transient attributes have no column.
         XCTAssertEqual(try columns(url, "ZNOTE"), [
-            "Z_PK", "Z_ENT", "Z_OPT", "ZPINNED", "ZATTACHMENT", "Z5_ATTACHMENT", "ZFOLDER", "Z_FOK_FOLDER",
+            "Z_PK", "Z_ENT", "Z_OPT", "ZPINNED", "Z1PINNED", "Z_FOK_1PINNED", "ZATTACHMENT", "Z2_ATTACHMENT", "ZFOLDER", "Z_FOK_FOLDER",
             "ZCREATED", "ZPRICE", "ZBODY", "ZTITLE",
         ])
         XCTAssertEqual(
             try schemaSQL(url, "ZNOTE"),
-            "CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPINNED INTEGER, ZATTACHMENT INTEGER, Z5_ATTACHMENT INTEGER, ZFOLDER INTEGER, Z_FOK_FOLDER INTEGER, ZCREATED TIMESTAMP, ZPRICE DECIMAL, ZBODY VARCHAR, ZTITLE VARCHAR )")
+            "CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPINNED INTEGER, Z1PINNED INTEGER, Z_FOK_1PINNED INTEGER, ZATTACHMENT INTEGER, Z2_ATTACHMENT INTEGER, ZFOLDER INTEGER, Z_FOK_FOLDER INTEGER, ZCREATED TIMESTAMP, ZPRICE DECIMAL, ZBODY VARCHAR, ZTITLE VARCHAR )")
         XCTAssertEqual(try columns(url, "ZFOLDER"), ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
     }
 
@@ -120,8 +123,8 @@ final class StoreSchemaTests: StoreTestCase {
         XCTAssertEqual(try columns(url, "Z_7SONGS"), ["Z_7PLAYLISTS", "Z_8SONGS", "Z_FOK_8SONGS"])
         // A relationship that is its own inverse.
         XCTAssertEqual(try columns(url, "Z_6FRIENDS"), ["Z_6FRIENDS", "REFLEXIVE"])
-        // Two relationships of one entity, inverses of each other: the smaller name names the table.
-        XCTAssertEqual(try columns(url, "Z_6FOLLOWERS"), ["Z_6FOLLOWING", "Z_6FOLLOWERS"])
+        // Two relationships of one entity, inverses of each other: the larger name names the table.
+        XCTAssertEqual(try columns(url, "Z_6FOLLOWING"), ["Z_6FOLLOWERS", "Z_6FOLLOWING"])
     }
 
     func testIndexes() throws {
@@ -129,8 +132,8 @@ final class StoreSchemaTests: StoreTestCase {
         try openEngine(fixture.model).close()
         let url = storeURL()
         XCTAssertEqual(try indexNames(url), [
-            "ZNOTE_ZATTACHMENT_INDEX", "ZNOTE_ZFOLDER_INDEX",
-            "Z_5TAGS_Z_9TAGS_INDEX", "Z_6FOLLOWERS_Z_6FOLLOWERS_INDEX", "Z_6FRIENDS_REFLEXIVE_INDEX", "Z_7SONGS_Z_8SONGS_INDEX",
+            "ZNOTE_Z1PINNED_INDEX", "ZNOTE_ZATTACHMENT_INDEX", "ZNOTE_ZFOLDER_INDEX",
+            "Z_5TAGS_Z_9TAGS_INDEX", "Z_6FOLLOWING_Z_6FOLLOWING_INDEX", "Z_6FRIENDS_REFLEXIVE_INDEX", "Z_7SONGS_Z_8SONGS_INDEX",
             "Z_Note_byTitleAndCreated", "Z_Note_title",
         ])
         XCTAssertEqual(try schemaSQL(url, "Z_Note_title"), "CREATE INDEX Z_Note_title ON ZNOTE (ZTITLE COLLATE BINARY ASC)")
@@ -171,5 +174,19 @@ final class StoreSchemaTests: StoreTestCase {
         XCTAssertTrue(try indexNames(url).contains("Z_Trail_length"))
         XCTAssertTrue(try indexNames(url).contains("Z_Trail_name_rating"))
         XCTAssertEqual(try schemaSQL(url, "Z_Trail_byOpened"), "CREATE INDEX Z_Trail_byOpened ON ZTRAIL (ZOPENED COLLATE BINARY DESC)")
+    }
+
+    func testConfigurationStoreHoldsItsEntitiesAndTheirTrees() throws {
+        let model = try ModelFixtures.load("Trails.xcdatamodel")
+        let engine = try SQLiteStoreEngine(url: storeURL(), model: model, configurationName: "Local", options: nil)
+        defer { engine.close() }
+        // Stop's parent comes along: the tree shares one table.
+        XCTAssertEqual((1...3).map { engine.entity(forNumber: $0)?.name }, ["Place", "Stop", "Trail"])
+        XCTAssertNil(engine.entity(forNumber: 4))
+        XCTAssertEqual(engine.entityNumber(for: model.entitiesByName["Region"]!), 0)
+        XCTAssertEqual(try tableNames(storeURL()).filter { !$0.hasPrefix("Z_") }, ["ZPLACE", "ZTRAIL"])
+        XCTAssertFalse(try columns(storeURL(), "ZTRAIL").contains("ZREGION"), "no key into another store's entity")
+        XCTAssertEqual(Set((engine.metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:]).keys), ["Stop", "Trail"])
+        XCTAssertThrowsError(try engine.fetchRows(of: model.entitiesByName["Region"]!, includesSubentities: true))
     }
 }

@@ -28,9 +28,11 @@ extension NSManagedObjectContext {
     /// Runs the delete rules of objects deleted since the last call: `prepareForDeletion`,
     /// then nullify, cascade or no action. Deny is checked at save.
     public func processPendingChanges() {
-        while let object = deletionsToProcess.objects.first {
-            deletionsToProcess.remove(object)
-            applyDeleteRules(to: object)
+        // Cascades add deletions while the rules run: take the list in rounds until none are left.
+        while !deletionsToProcess.isEmpty {
+            let round = deletionsToProcess.objects
+            deletionsToProcess = ObjectList()
+            for object in round { applyDeleteRules(to: object) }
         }
     }
 
@@ -93,7 +95,8 @@ extension NSManagedObjectContext {
             object.state.isUpdated = false
             object.state.changedKeys = []
         }
-        for object in updated.objects where !plan.updatedObjects.contains(where: { $0 === object }) {
+        let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
+        for object in updated.objects where !written.contains(ObjectIdentifier(object)) {
             // Only transient properties changed: nothing was written, nothing is pending.
             object.state.isUpdated = false
             object.state.changedKeys = []

@@ -33,11 +33,16 @@ func keyPathValue(components: ArraySlice<String>, of object: Any?) -> Any? {
     var index = components.startIndex
     while index < components.endIndex {
         let key = components[index]
-        guard let value = current, !(value is NSNull) else { return nil }
-        if key.hasPrefix("@") {
+        guard let value = current else { return nil }
+        if key.utf8.first == UInt8(ascii: "@") {
+            if value is NSNull { return nil }
             return collectionOperator(key, rest: components[(index + 1)...], of: value)
         }
-        if let elements = collectionElements(value) {
+        switch readKey(key, of: value) {
+        case .value(let next):
+            current = unwrapAny(next)
+            index += 1
+        case .elements(let elements):
             // A key through a to-many relationship maps over the elements.
             var mapped: [Any] = []
             mapped.reserveCapacity(elements.count)
@@ -52,10 +57,39 @@ func keyPathValue(components: ArraySlice<String>, of object: Any?) -> Any? {
             }
             return mapped
         }
-        current = unwrapAny(singleKeyValue(key, of: value))
-        index += 1
     }
     return current
+}
+
+/// What one key of a value gives: a value, or the elements of a collection to map over.
+private enum KeyReading {
+    case value(Any?)
+    case elements([Any])
+}
+
+/// Reads `key` of `value`, testing the likely kinds first (objects that adopt
+/// `KeyValueCoding`, then `[String: Any]`), since every failed dynamic cast costs time.
+@inline(__always)
+private func readKey(_ key: String, of value: Any) -> KeyReading {
+    let type = Swift.type(of: value)
+    if type is AnyClass {
+        if let coding = value as? KeyValueCoding {
+            return .value(key == "self" || key == "SELF" ? coding : coding.value(forKey: key))
+        }
+        if value is NSNull { return .value(nil) }
+        if let elements = collectionElements(value) { return .elements(elements) }
+        return .value(singleKeyValue(key, of: value))
+    }
+    if ObjectIdentifier(type) == FastTypes.stringDictionary {
+        let dictionary = value as! [String: Any]
+        if let found = dictionary[key] { return .value(found) }
+        return .value(key == "self" || key == "SELF" ? dictionary : nil)
+    }
+    if FastTypes.isPlainScalar(type) {
+        return .value(key == "self" || key == "SELF" ? value : nil)
+    }
+    if let elements = collectionElements(value) { return .elements(elements) }
+    return .value(singleKeyValue(key, of: value))
 }
 
 /// The value of one key of one (non-collection) object.
@@ -97,6 +131,17 @@ private func mirroredValue(_ key: String, of object: Any) -> Any? {
 /// The elements of a to-many value (`Array`, `Set`, `NSArray`, `NSSet`, `NSOrderedSet`), or
 /// `nil` when `value` is not a collection. Strings and dictionaries are not collections here.
 func collectionElements(_ value: Any) -> [Any]? {
+    let type = Swift.type(of: value)
+    if FastTypes.isPlainScalar(type) || ObjectIdentifier(type) == FastTypes.stringDictionary { return nil }
+    if ObjectIdentifier(type) == FastTypes.anyArray { return (value as! [Any]) }
+    if ObjectIdentifier(type) == FastTypes.stringArray { return (value as! [String]).map { $0 } }
+    if type is AnyClass {
+        // Objects: only Foundation's collection classes are collections.
+        if let array = value as? NSArray { return array.map { $0 } }
+        if let set = value as? NSSet { return set.allObjects }
+        if let ordered = value as? NSOrderedSet { return ordered.array }
+        return nil
+    }
     switch value {
     case is String, is NSString, is Data, is NSData: return nil
     case let array as [Any]: return array
@@ -138,6 +183,8 @@ func collectionOrDictionaryElements(_ value: Any) -> [Any]? {
 @inline(__always)
 func unwrapAny(_ value: Any?) -> Any? {
     guard let value else { return nil }
+    let type = Swift.type(of: value)
+    if FastTypes.isPlainScalar(type) || type is AnyClass { return value }
     if let optional = value as? AnyOptional { return unwrapAny(optional.wrappedAny) }
     return value
 }

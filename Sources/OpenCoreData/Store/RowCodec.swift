@@ -1,5 +1,4 @@
 import Foundation
-internal import CSQLite
 
 /// Attribute values to SQLite values and back, as Core Data stores them.
 ///
@@ -17,27 +16,65 @@ enum RowCodec {
         _ value: Any?, storage: AttributeStorage, attribute: NSAttributeDescription,
         to statement: SQLiteStatement, at index: Int32, external: ExternalBinaryStorage
     ) throws {
-        guard let value, !(value is NSNull) else {
+        if let value {
+            try bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: external)
+        } else {
             statement.bindNull(at: index)
-            return
         }
+    }
+
+    /// Binds `value` (`NSNull` as NULL) for `attribute` at `index`.
+    static func bind(
+        _ value: Any, storage: AttributeStorage, attribute: NSAttributeDescription,
+        to statement: SQLiteStatement, at index: Int32, external: ExternalBinaryStorage
+    ) throws {
+        // Each case tries the attribute type's own Swift type first: a failed dynamic cast
+        // costs more than binding the value.
         switch storage {
-        case .integer16, .integer32, .integer64:
-            guard let number = integer(value) else { throw unacceptable(value, attribute, "NSNumber") }
-            statement.bind(number, at: index)
+        case .integer16:
+            if let number = value as? Int16 {
+                statement.bind(Int64(number), at: index)
+            } else {
+                try bindInteger(value, attribute, to: statement, at: index)
+            }
+        case .integer32:
+            if let number = value as? Int32 {
+                statement.bind(Int64(number), at: index)
+            } else {
+                try bindInteger(value, attribute, to: statement, at: index)
+            }
+        case .integer64:
+            if let number = value as? Int64 {
+                statement.bind(number, at: index)
+            } else {
+                try bindInteger(value, attribute, to: statement, at: index)
+            }
         case .boolean:
             if let flag = value as? Bool {
                 statement.bind(Int64(flag ? 1 : 0), at: index)
             } else if let number = integer(value) {
                 statement.bind(Int64(number != 0 ? 1 : 0), at: index)
             } else {
-                throw unacceptable(value, attribute, "NSNumber")
+                try unacceptable(value, attribute, "NSNumber", statement, index)
             }
-        case .double, .float:
-            guard let number = double(value) else { throw unacceptable(value, attribute, "NSNumber") }
-            statement.bind(storage == .float ? Double(Float(number)) : number, at: index)
+        case .double:
+            if let number = value as? Double {
+                statement.bind(number, at: index)
+            } else if let number = double(value) {
+                statement.bind(number, at: index)
+            } else {
+                try unacceptable(value, attribute, "NSNumber", statement, index)
+            }
+        case .float:
+            if let number = value as? Float {
+                statement.bind(Double(number), at: index)
+            } else if let number = double(value) {
+                statement.bind(Double(Float(number)), at: index)
+            } else {
+                try unacceptable(value, attribute, "NSNumber", statement, index)
+            }
         case .decimal:
-            guard let number = decimal(value) else { throw unacceptable(value, attribute, "NSDecimalNumber") }
+            guard let number = decimal(value) else { return try unacceptable(value, attribute, "NSDecimalNumber", statement, index) }
             bindDecimal(number, to: statement, at: index)
         case .date:
             if let date = value as? Date {
@@ -45,10 +82,10 @@ enum RowCodec {
             } else if let seconds = double(value) {
                 statement.bindTimestamp(seconds, at: index)
             } else {
-                throw unacceptable(value, attribute, "NSDate")
+                try unacceptable(value, attribute, "NSDate", statement, index)
             }
         case .string:
-            guard let text = value as? String else { throw unacceptable(value, attribute, "NSString") }
+            guard let text = value as? String else { return try unacceptable(value, attribute, "NSString", statement, index) }
             statement.bind(text, at: index)
         case .uri:
             if let url = value as? URL {
@@ -56,7 +93,7 @@ enum RowCodec {
             } else if let text = value as? String {
                 statement.bind(text, at: index)
             } else {
-                throw unacceptable(value, attribute, "NSURL")
+                try unacceptable(value, attribute, "NSURL", statement, index)
             }
         case .uuid:
             let uuid: UUID
@@ -65,16 +102,17 @@ enum RowCodec {
             } else if let text = value as? String, let parsed = UUID(uuidString: text) {
                 uuid = parsed
             } else {
-                throw unacceptable(value, attribute, "NSUUID")
+                return try unacceptable(value, attribute, "NSUUID", statement, index)
             }
             statement.bind(withUnsafeBytes(of: uuid.uuid) { Data($0) }, at: index)
         case .binary:
-            guard let data = bytes(value) else { throw unacceptable(value, attribute, "NSData") }
+            guard let data = bytes(value) else { return try unacceptable(value, attribute, "NSData", statement, index) }
             statement.bind(data, at: index)
         case .externalBinary:
-            guard let data = bytes(value) else { throw unacceptable(value, attribute, "NSData") }
+            guard let data = bytes(value) else { return try unacceptable(value, attribute, "NSData", statement, index) }
             statement.bind(try external.columnValue(for: data), at: index)
         case .transformable:
+            if value is NSNull { return statement.bindNull(at: index) }
             guard let data = try TransformableStorage.storedData(for: value, attribute: attribute) else {
                 statement.bindNull(at: index)
                 return
@@ -88,8 +126,8 @@ enum RowCodec {
         _ statement: SQLiteStatement, column index: Int32, storage: AttributeStorage,
         attribute: NSAttributeDescription, external: ExternalBinaryStorage
     ) throws -> Any? {
-        let type = statement.columnType(index)
-        if type == SQLITE_NULL { return nil }
+        let type = statement.storageClass(index)
+        if type == .null { return nil }
         switch storage {
         case .integer16: return Int16(truncatingIfNeeded: statement.int64(index))
         case .integer32: return Int32(truncatingIfNeeded: statement.int64(index))
@@ -131,11 +169,11 @@ enum RowCodec {
         }
     }
 
-    private static func readDecimal(_ statement: SQLiteStatement, column index: Int32, type: Int32) -> Decimal? {
+    private static func readDecimal(_ statement: SQLiteStatement, column index: Int32, type: SQLiteStorageClass) -> Decimal? {
         switch type {
-        case SQLITE_INTEGER:
+        case .integer:
             return Decimal(statement.int64(index))
-        case SQLITE_FLOAT:
+        case .real:
             // Fifteen digits: every decimal of up to 15 significant digits reads back exactly.
             return Decimal(string: String(format: "%.15g", statement.double(index)), locale: posix)
         default:
@@ -209,9 +247,15 @@ enum RowCodec {
         }
     }
 
-    /// Core Data's complaint about a value of the wrong type.
-    private static func unacceptable(_ value: Any, _ attribute: NSAttributeDescription, _ desired: String) -> NSError {
-        coreDataError(NSManagedObjectValidationError, userInfo: [
+    private static func bindInteger(_ value: Any, _ attribute: NSAttributeDescription, to statement: SQLiteStatement, at index: Int32) throws {
+        guard let number = integer(value) else { return try unacceptable(value, attribute, "NSNumber", statement, index) }
+        statement.bind(number, at: index)
+    }
+
+    /// Binds `NSNull` as NULL; any other value of the wrong type is Core Data's complaint.
+    private static func unacceptable(_ value: Any, _ attribute: NSAttributeDescription, _ desired: String, _ statement: SQLiteStatement, _ index: Int32) throws {
+        if value is NSNull { return statement.bindNull(at: index) }
+        throw coreDataError(NSManagedObjectValidationError, userInfo: [
             NSLocalizedDescriptionKey: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(desired); given type = \(type(of: value)); value = \(value).",
             NSValidationKeyErrorKey: attribute.name,
             NSValidationValueErrorKey: value,

@@ -12,14 +12,33 @@ final class SQLiteSaveTransaction {
 
     init(engine: SQLiteStoreEngine) {
         self.engine = engine
+        self.externalStorage = engine.externalStorage
+        self.database = engine.database
     }
 
-    private var database: SQLiteDatabase { engine.database }
-    /// The INSERT of each entity used so far in this save.
-    private var insertStatements: [Int: (SQLiteStatement, WritePlan, StoreEntity)] = [:]
+    private let database: SQLiteDatabase
+    /// An entity's plan and statements, prepared once per save.
+    private final class EntityWriter {
+        let mapped: StoreEntity
+        let plan: WritePlan
+        var insert: SQLiteStatement?
+        var update: SQLiteStatement?
+        var delete: SQLiteStatement?
+
+        init(mapped: StoreEntity, plan: WritePlan) {
+            self.mapped = mapped
+            self.plan = plan
+        }
+    }
+
+    /// The writer of each entity used so far in this save, and the last one used: a save
+    /// writes many rows of one entity in a row.
+    private var writers: [Int: EntityWriter] = [:]
+    private var lastWriter: EntityWriter?
+    private let externalStorage: ExternalBinaryStorage
 
     private func checkActive() throws {
-        guard isActive else {
+        guard isActive, database.isOpen else {
             throw coreDataError(NSCoreDataError, userInfo: [NSLocalizedDescriptionKey: "The save transaction has already ended."])
         }
     }
@@ -34,23 +53,12 @@ final class SQLiteSaveTransaction {
     /// including to-one keys and the entity column of a to-one into a hierarchy.
     func insert(_ row: StoreRow) throws {
         try checkActive()
-        let statement: SQLiteStatement
-        let plan: WritePlan
-        let mapped: StoreEntity
-        if let cached = insertStatements[row.key.entityNumber] {
-            // Many rows of one entity in a row: skip the cache lookup by SQL text.
-            (statement, plan, mapped) = cached
-            statement.reset()
-        } else {
-            mapped = try engine.storeEntity(number: row.key.entityNumber)
-            plan = engine.plans.write(mapped)
-            statement = try database.statement(plan.insertSQL)
-            insertStatements[row.key.entityNumber] = (statement, plan, mapped)
-        }
+        let writer = try self.writer(for: row.key.entityNumber)
+        let statement = try prepared(&writer.insert, writer.plan.insertSQL)
         statement.bindKey(row.key.primaryKey, at: 1)
-        statement.bindKey(Int64(mapped.number), at: 2)
+        statement.bindKey(Int64(writer.mapped.number), at: 2)
         statement.bindKey(row.version, at: 3)
-        try bindSlots(plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
         try statement.execute()
     }
 
@@ -59,15 +67,15 @@ final class SQLiteSaveTransaction {
     /// differs or the row is gone (optimistic locking).
     func update(_ row: StoreRow, expectedVersion: Int64) throws -> Bool {
         try checkActive()
-        let mapped = try engine.storeEntity(number: row.key.entityNumber)
-        let plan = engine.plans.write(mapped)
+        let writer = try self.writer(for: row.key.entityNumber)
+        let plan = writer.plan
         var previous: [String: Data] = [:]
         if !plan.externalColumns.isEmpty {
             // The current column bytes: the files they name are reused or removed at commit.
-            guard let stored = try externalColumns(of: mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
+            guard let stored = try externalColumns(of: writer.mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
             previous = stored
         }
-        let statement = try database.statement(plan.updateSQL)
+        let statement = try prepared(&writer.update, plan.updateSQL)
         let next = try bindSlots(plan.slots, of: row, to: statement, from: 1, reusing: previous)
         statement.bindKey(row.version, at: next)
         statement.bindKey(row.key.primaryKey, at: next + 1)
@@ -76,7 +84,7 @@ final class SQLiteSaveTransaction {
         guard statement.changes == 1 else { return false }
         for (name, old) in previous {
             let written = writtenExternalColumns[name]
-            if written != old { old.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+            if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         return true
     }
@@ -84,26 +92,53 @@ final class SQLiteSaveTransaction {
     /// Deletes the row, its join-table rows, and (at commit) its external data files.
     func delete(_ key: StoreKey) throws {
         try checkActive()
-        let mapped = try engine.storeEntity(number: key.entityNumber)
-        let plan = engine.plans.write(mapped)
-        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: mapped, plan: plan, key: key.primaryKey, version: nil) {
-            for bytes in stored.values { bytes.withUnsafeBytes { engine.externalStorage.removeAfterCommit(column: $0) } }
+        let writer = try self.writer(for: key.entityNumber)
+        let plan = writer.plan
+        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: nil) {
+            for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
-        let statement = try database.statement("DELETE FROM \(mapped.table.name) WHERE Z_PK = ?")
+        let statement = try prepared(&writer.delete, plan.deleteSQL)
         statement.bindKey(key.primaryKey, at: 1)
         try statement.execute()
-        for (join, column) in engine.schema.joinTableColumns(referencing: mapped) {
-            let unlink = try database.statement("DELETE FROM \(join.name) WHERE \(column) = ?")
+        for sql in plan.unlinkSQL {
+            let unlink = try database.statement(sql)
             unlink.bindKey(key.primaryKey, at: 1)
             try unlink.execute()
         }
+    }
+
+    /// The writer of entity number `number`.
+    private func writer(for number: Int) throws -> EntityWriter {
+        if let last = lastWriter, last.mapped.number == number { return last }
+        if let known = writers[number] {
+            lastWriter = known
+            return known
+        }
+        let mapped = try engine.storeEntity(number: number)
+        let writer = EntityWriter(mapped: mapped, plan: engine.plans.write(mapped, schema: engine.schema))
+        writers[number] = writer
+        lastWriter = writer
+        return writer
+    }
+
+    /// `statement` ready to run again, or the statement for `sql` from the database.
+    private func prepared(_ statement: inout SQLiteStatement?, _ sql: String) throws -> SQLiteStatement {
+        if let statement {
+            // Every parameter is bound again, so a plain SQLite reset will do.
+            statement.rewind()
+            return statement
+        }
+        let fresh = try database.statement(sql)
+        statement = fresh
+        return fresh
     }
 
     /// Records the full membership of a to-many relationship of `source`: for
     /// many-to-many, makes its join-table rows exactly `destinations` (with order keys when
     /// ordered, leaving the inverse side's order keys alone); for an ordered one-to-many,
     /// writes the destinations' order column (`Z_FOK_<REL>`); for an unordered
-    /// one-to-many, nothing (the destinations' foreign keys carry it).
+    /// one-to-many, nothing (the destinations' foreign keys carry it); for a to-many without
+    /// inverse, the destinations' hidden key column (`Z<n><REL>`, and its order column).
     ///
     /// Order keys are 1024, 2048, … in the order given.
     func writeToMany(_ relationship: NSRelationshipDescription, source: StoreKey, destinations: [StoreKey]) throws {
@@ -120,6 +155,25 @@ final class SQLiteSaveTransaction {
                 update.bindKey(Int64(position + 1) * 1024, at: 1)
                 update.bindKey(key.primaryKey, at: 2)
                 try update.execute()
+            }
+        case .hiddenKey(let destination, let keyColumn, let orderColumn):
+            // Release the previous members, then claim (and order) the current ones.
+            let table = destination.table.name
+            let clearOrder = orderColumn.map { ", \($0) = NULL" } ?? ""
+            let release = try database.statement("UPDATE \(table) SET \(keyColumn) = NULL\(clearOrder) WHERE \(keyColumn) = ?")
+            release.bindKey(source.primaryKey, at: 1)
+            try release.execute()
+            let claimSQL = "UPDATE \(table) SET \(keyColumn) = ?" + (orderColumn.map { ", \($0) = ?" } ?? "") + " WHERE Z_PK = ?"
+            for (position, key) in destinations.enumerated() {
+                let claim = try database.statement(claimSQL)
+                claim.bindKey(source.primaryKey, at: 1)
+                if orderColumn != nil {
+                    claim.bindKey(Int64(position + 1) * 1024, at: 2)
+                    claim.bindKey(key.primaryKey, at: 3)
+                } else {
+                    claim.bindKey(key.primaryKey, at: 2)
+                }
+                try claim.execute()
             }
         case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, _):
             var wanted: [Int64] = []
@@ -166,42 +220,42 @@ final class SQLiteSaveTransaction {
     private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
         var index = first
         if !reusing.isEmpty { writtenExternalColumns.removeAll() }
-        let external = engine.externalStorage
         for slot in slots {
-            switch slot {
-            case .attribute(let attribute, let storage):
-                let value = row.attributes[attribute.name]
-                if storage == .externalBinary, !reusing.isEmpty, let name = columnName(of: attribute, in: row),
-                    let old = reusing[name], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data)
-                {
-                    statement.bind(old, at: index)
-                    writtenExternalColumns[name] = old
+            switch slot.kind {
+            case .attribute(let storage):
+                if storage == .externalBinary {
+                    try bindExternal(row.attributes[slot.name], slot: slot, to: statement, at: index, reusing: reusing)
+                } else if let value = row.attributes[slot.name] {
+                    try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
-                    try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: external)
-                    if storage == .externalBinary, let name = columnName(of: attribute, in: row) {
-                        writtenExternalColumns[name] = Data()
-                    }
+                    statement.bindNull(at: index)
                 }
-            case .foreignKey(let name):
-                if let key = row.toOne[name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
-            case .foreignEntity(let name, _):
-                if let key = row.toOne[name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
+            case .foreignKey:
+                if let key = row.toOne[slot.name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
+            case .foreignEntity:
+                if let key = row.toOne[slot.name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
             }
             index += 1
         }
         return index
     }
 
-    /// The column name of `attribute` in the table of `row`'s entity.
-    private func columnName(of attribute: NSAttributeDescription, in row: StoreRow) -> String? {
-        guard let mapped = engine.schema.entity(number: row.key.entityNumber) else { return nil }
-        return mapped.table.column(for: attribute)?.name
+    /// Binds an external-data value, keeping the file its column already names when the
+    /// data is the same.
+    private func bindExternal(_ value: Any?, slot: WriteSlot, to statement: SQLiteStatement, at index: Int32, reusing: [String: Data]) throws {
+        if let old = reusing[slot.column], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data) {
+            statement.bind(old, at: index)
+            writtenExternalColumns[slot.column] = old
+        } else {
+            try RowCodec.bind(value, storage: .externalBinary, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
+            writtenExternalColumns[slot.column] = Data()
+        }
     }
 
     /// Whether column bytes `old` name a file whose contents are `data`.
     private func sameFileContents(_ old: Data, _ data: Data) -> Bool {
         old.withUnsafeBytes { bytes in
-            guard let url = engine.externalStorage.fileURL(fromColumn: bytes),
+            guard let url = externalStorage.fileURL(fromColumn: bytes),
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
                 size.intValue == data.count
             else { return false }

@@ -10,7 +10,7 @@ extension SQLiteStoreEngine {
         let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
         let statement = try database.statement(plan.selectSQL + condition + " ORDER BY t0.Z_PK")
         for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
-        return try readRows(statement, plan: plan)
+        return try readRows(statement, plan: plan, entityName: entity.name ?? "")
     }
 
     /// The rows for `keys` (any entities), in the order of `keys`; rows that no longer exist
@@ -19,7 +19,8 @@ extension SQLiteStoreEngine {
     func fetchRows(for keys: [StoreKey]) throws -> [StoreRow] {
         lock.lock()
         defer { lock.unlock() }
-        let clock = SQLDebugClock()
+        if keys.count == 1 { return try fetchRow(for: keys[0]).map { [$0] } ?? [] }
+        let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
         var keysByTable: [ObjectIdentifier: (root: StoreEntity, keys: [Int64])] = [:]
         for key in keys {
             guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { continue }
@@ -28,18 +29,15 @@ extension SQLiteStoreEngine {
         var found: [ObjectIdentifier: [Int64: StoreRow]] = [:]
         for (tableID, group) in keysByTable {
             let plan = plans.select(group.root, includesSubentities: true, schema: schema)
-            var unique = Array(Set(group.keys))
-            unique.sort()
+            let unique = Array(Set(group.keys)).sorted()
             var rows: [Int64: StoreRow] = [:]
             rows.reserveCapacity(unique.count)
             var start = 0
             while start < unique.count {
-                let chunk = unique[start..<min(start + Self.batchSizes.last!, unique.count)]
+                let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
                 start += chunk.count
-                // A few fixed IN-list sizes keep the statement cache small; padding repeats a key.
-                let size = Self.batchSizes.first { $0 >= chunk.count }!
-                let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
-                let statement = try database.statement(plan.selectSQL + " WHERE t0.Z_PK IN (\(placeholders))")
+                let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
+                let statement = try database.statement(plan.byKeysSQL[size]!)
                 var index: Int32 = 1
                 for pk in chunk {
                     statement.bindKey(pk, at: index)
@@ -61,12 +59,18 @@ extension SQLiteStoreEngine {
             else { continue }
             result.append(row)
         }
-        if database.debugLevel >= 1 { SQLDebugLog.totalFetchTime(clock.elapsed, rows: result.count) }
+        if let clock { SQLDebugLog.totalFetchTime(clock.elapsed, rows: result.count) }
         return result
     }
 
-    /// IN-list sizes of ``fetchRows(for:)``.
-    static let batchSizes = [1, 8, 64, 512]
+    /// The row for one key (faulting one object): `… WHERE t0.Z_PK = ?`.
+    private func fetchRow(for key: StoreKey) throws -> StoreRow? {
+        guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
+        let plan = plans.select(root, includesSubentities: true, schema: schema)
+        let statement = try database.statement(plan.byKeySQL)
+        statement.bindKey(key.primaryKey, at: 1)
+        return try readRows(statement, plan: plan).first
+    }
 
     /// The number of rows of `entity` (and of its sub-entities when `includesSubentities`).
     func countRows(of entity: NSEntityDescription, includesSubentities: Bool) throws -> Int {
@@ -95,7 +99,7 @@ extension SQLiteStoreEngine {
         }
         let statement: SQLiteStatement
         switch storage {
-        case .foreignKey(let destination, let keyColumn, let orderColumn):
+        case .foreignKey(let destination, let keyColumn, let orderColumn), .hiddenKey(let destination, let keyColumn, let orderColumn):
             let table = destination.table
             let isWholeTable = destination.entity === table.root
             let filter = isWholeTable ? "" : " AND (t0.Z_ENT >= ? AND t0.Z_ENT <= ?)"
@@ -147,7 +151,7 @@ extension SQLiteStoreEngine {
     }
 
     /// Steps through `statement`, turning each row into a ``StoreRow``.
-    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true) throws -> [StoreRow] {
+    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil) throws -> [StoreRow] {
         defer { statement.reset() }
         let logging = database.debugLevel >= 1
         let clock = SQLDebugClock()
@@ -164,6 +168,10 @@ extension SQLiteStoreEngine {
         }
         if logging {
             SQLDebugLog.connectionFetchTime(stepTime)
+            if database.debugLevel == 2 {
+                let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
+                SQLDebugLog.fetchSummary(statement: statement, entity: name, sql: statement.sql, rows: rows.count)
+            }
             if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rows.count) }
         }
         return rows
@@ -173,11 +181,11 @@ extension SQLiteStoreEngine {
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
         var attributes: [String: Any] = [:]
         attributes.reserveCapacity(entity.attributes.count)
-        for (column, attribute, storage) in entity.attributes {
+        for (column, attribute, storage, name) in entity.attributes {
             let result = plan.resultColumn[column]
             guard result >= 0 else { continue }
             if let value = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage) {
-                attributes[attribute.name] = value
+                attributes[name] = value
             }
         }
         var toOne: [String: StoreKey] = [:]

@@ -96,6 +96,31 @@ final class SQLiteStoreEngine {
     /// The store's UUID (`metadata[NSStoreUUIDKey]`).
     var identifier: String { metadata[NSStoreUUIDKey] as? String ?? "" }
 
+    /// The metadata of the store file at `url`, without opening it as a store (no model
+    /// needed): what `NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:)`
+    /// returns.
+    ///
+    /// Throws 260 (`NSFileReadNoSuchFileError`) when there is no file, 259 when it is not a
+    /// SQLite database, `NSPersistentStoreIncompatibleSchemaError` (134020) when it is a
+    /// database without Core Data's metadata.
+    static func readMetadata(at url: URL) throws -> [String: Any] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw coreDataError(NSFileReadNoSuchFileError, userInfo: [
+                NSLocalizedDescriptionKey: "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file.",
+                NSFilePathErrorKey: url.path,
+            ])
+        }
+        let database = try SQLiteDatabase(path: url.path, create: false)
+        defer { database.close() }
+        guard try database.tableExists("Z_METADATA"), let metadata = try StoreMetadata.read(database) else {
+            throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [
+                NSLocalizedDescriptionKey: "The file “\(url.lastPathComponent)” is not a Core Data SQLite store: it has no metadata.",
+                NSFilePathErrorKey: url.path,
+            ])
+        }
+        return metadata
+    }
+
     // MARK: Entity numbers
 
     /// The Z_ENT of `entity`; 0 when the store does not hold the entity.

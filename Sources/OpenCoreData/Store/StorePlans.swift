@@ -4,18 +4,38 @@ import Foundation
 struct SelectPlan {
     /// `SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME … FROM ZX t0`, without WHERE or ORDER BY.
     let selectSQL: String
+    /// The SELECT of one row by primary key.
+    let byKeySQL: String
+    /// The SELECT of rows by a list of primary keys, by list length (``SelectPlan/batchSizes``).
+    let byKeysSQL: [Int: String]
     /// Result column of each table column, -1 when not selected.
     let resultColumn: [Int32]
     /// Whether result column 0 holds Z_ENT (else every row is of `rootNumber`).
     let readsEntity: Bool
     let rootNumber: Int
+
+    /// IN-list lengths for fetching by keys: a few fixed sizes keep the statement cache
+    /// small (a shorter list is padded by repeating a key).
+    static let batchSizes = [8, 64, 512]
 }
 
 /// One bound value of an INSERT or UPDATE, in column order.
-enum WriteSlot {
-    case attribute(NSAttributeDescription, AttributeStorage)
-    case foreignKey(name: String)
-    case foreignEntity(name: String, destinationNumber: Int)
+struct WriteSlot {
+    enum Kind {
+        case attribute(AttributeStorage)
+        /// A to-one's destination key.
+        case foreignKey
+        /// A to-one's destination entity number.
+        case foreignEntity
+    }
+
+    let kind: Kind
+    /// The attribute's or relationship's name: its key in the row's dictionaries.
+    let name: String
+    /// The attribute, for attribute slots.
+    let attribute: NSAttributeDescription?
+    /// The column written.
+    let column: String
 }
 
 /// The INSERT and UPDATE of one entity.
@@ -27,6 +47,12 @@ struct WritePlan {
     let slots: [WriteSlot]
     /// Names of the external-data columns, for reading the files a row refers to.
     let externalColumns: [String]
+    /// `DELETE FROM ZX WHERE Z_PK = ?`.
+    let deleteSQL: String
+    /// `DELETE FROM Z_5TAGS WHERE Z_5NOTES = ?` for each join-table column, and
+    /// `UPDATE ZX SET Z5ITEMS = NULL WHERE Z5ITEMS = ?` for each hidden to-many key, that
+    /// may hold a key of the entity.
+    let unlinkSQL: [String]
 }
 
 /// SQL text and column plans, built once per entity and kept for the store's life.
@@ -56,23 +82,31 @@ struct StorePlans {
             parts.append("t0." + table.columns[index].name)
         }
         let rootNumber = schema.entity(table.root)?.number ?? entity.number
+        let select = "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0"
+        var byKeys: [Int: String] = [:]
+        for size in SelectPlan.batchSizes {
+            byKeys[size] = select + " WHERE t0.Z_PK IN (" + Array(repeating: "?", count: size).joined(separator: ", ") + ")"
+        }
         let plan = SelectPlan(
-            selectSQL: "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0", resultColumn: resultColumn,
+            selectSQL: select, byKeySQL: select + " WHERE t0.Z_PK = ?", byKeysSQL: byKeys, resultColumn: resultColumn,
             readsEntity: table.hasSubentities, rootNumber: rootNumber)
         selects[key] = plan
         return plan
     }
 
     /// The INSERT and UPDATE of `entity`.
-    mutating func write(_ entity: StoreEntity) -> WritePlan {
+    mutating func write(_ entity: StoreEntity, schema: StoreSchema) -> WritePlan {
         if let plan = writes[entity.number] { return plan }
         let table = entity.table
         var byColumn: [Int: WriteSlot] = [:]
-        for attribute in entity.attributes { byColumn[attribute.column] = .attribute(attribute.attribute, attribute.storage) }
+        for attribute in entity.attributes {
+            byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, attribute: attribute.attribute, column: table.columns[attribute.column].name)
+        }
         for toOne in entity.toOnes {
-            byColumn[toOne.column] = .foreignKey(name: toOne.relationship.name)
+            let name = toOne.relationship.name
+            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, attribute: nil, column: table.columns[toOne.column].name)
             if let entityColumn = toOne.entityColumn {
-                byColumn[entityColumn] = .foreignEntity(name: toOne.relationship.name, destinationNumber: toOne.destinationNumber)
+                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, attribute: nil, column: table.columns[entityColumn].name)
             }
         }
         let columns = byColumn.keys.sorted()
@@ -84,7 +118,10 @@ struct StorePlans {
             insertSQL: "INSERT INTO \(table.name)(\(insertColumns)) VALUES(\(placeholders))",
             updateSQL: "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
             slots: columns.map { byColumn[$0]! },
-            externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name })
+            externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name },
+            deleteSQL: "DELETE FROM \(table.name) WHERE Z_PK = ?",
+            unlinkSQL: schema.joinTableColumns(referencing: entity).map { "DELETE FROM \($0.table.name) WHERE \($0.column) = ?" }
+                + schema.toManyKeyColumns(referencing: entity).map { "UPDATE \($0.table.name) SET \($0.column) = NULL WHERE \($0.column) = ?" })
         writes[entity.number] = plan
         return plan
     }

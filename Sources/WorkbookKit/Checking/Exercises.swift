@@ -18,7 +18,8 @@ public enum Exercises {
             let opening = lines[solution.fenceLine - 1].replacingOccurrences(of: "solution", with: "exercise")
             result.replaceSubrange((solution.fenceLine - 1)...(solution.closingFenceLine - 1),
                                    with: [opening] + stub + [lines[solution.closingFenceLine - 1]])
-            var end = exercise.closingFenceLine
+            // The stub's own `output` block, if it has one, goes with it.
+            var end = exercise.expectedOutput?.closingFenceLine ?? exercise.closingFenceLine
             if end < lines.count && lines[end].trimmingCharacters(in: .whitespaces).isEmpty { end += 1 }
             result.removeSubrange((exercise.fenceLine - 1)...(end - 1))
         }

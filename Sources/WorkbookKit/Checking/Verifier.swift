@@ -51,9 +51,10 @@ public enum OutputUpdater {
         for (snippet, result) in Verifier.checkedSnippets(chapter, run: run) {
             // Output of a snippet that crashed, exited or timed out unexpectedly is a problem
             // to fix, not output to accept.
-            switch result.outcome {
-            case .completed, .failedToCompile: break
-            case .trapped where snippet.attributes.mode == .trap: break
+            // A `compile-fail` snippet that compiled, or a `trap` snippet that did not trap,
+            // did not do what it declares: keep its recorded output.
+            switch (result.outcome, snippet.attributes.mode) {
+            case (.completed, .run), (.failedToCompile, .compileFail), (.trapped, .trap): break
             default: continue
             }
             let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)

@@ -77,12 +77,16 @@ public struct Problem: Error, Sendable, Equatable, Codable, CustomStringConverti
     /// 1-based column, when known.
     public var column: Int?
     public var message: String
+    /// Set when the problem lies with the machine (the compiler ran out of time or was
+    /// killed, a file could not be written), not with the chapter: such runs are not cached.
+    public var isTransient: Bool?
 
-    public init(file: String, line: Int, column: Int? = nil, message: String) {
+    public init(file: String, line: Int, column: Int? = nil, message: String, isTransient: Bool = false) {
         self.file = file
         self.line = line
         self.column = column
         self.message = message
+        self.isTransient = isTransient ? true : nil
     }
 
     /// `file:line[:column]: message`, the form editors and terminals turn into links.

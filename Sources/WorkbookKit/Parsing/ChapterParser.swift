@@ -116,6 +116,7 @@ private struct ParserState {
             applySettings(directive, line: start)
             return
         }
+        reportNestedFences(in: node)
         var heading: Heading?
         if type == CMARK_NODE_HEADING {
             let text = Self.plainText(node)
@@ -125,6 +126,31 @@ private struct ParserState {
         let markdown = (start...max(start, end)).compactMap { lines[line: $0] }.joined(separator: "\n") + "\n"
         blocks.append(.prose(Prose(
             line: start, markdown: markdown, html: Self.html(node), plainText: Self.plainText(node), heading: heading)))
+    }
+
+    /// Swift and `output` fences inside block quotes or list items are not part of the
+    /// program; say so rather than silently show them unrun and unchecked. Images from the
+    /// network are refused too.
+    private mutating func reportNestedFences(in node: OpaquePointer) {
+        var child = cmark_node_first_child(node)
+        while let current = child {
+            if cmark_node_get_type(current) == CMARK_NODE_CODE_BLOCK {
+                let info = cmark_node_get_fence_info(current).map { String(cString: $0) } ?? ""
+                let language = info.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+                if language == "swift" || language == "output" {
+                    problem(Int(cmark_node_get_start_line(current)),
+                            "a ```\(language) block inside a quote or list is not run or checked; move it to the top level of the chapter")
+                }
+            }
+            if cmark_node_get_type(current) == CMARK_NODE_IMAGE,
+               let url = cmark_node_get_url(current).map({ String(cString: $0) }),
+               url.lowercased().hasPrefix("http:") || url.lowercased().hasPrefix("https:") || url.hasPrefix("//") {
+                problem(Int(cmark_node_get_start_line(current)),
+                        "the image \(url) would be loaded from the network; the book loads nothing from the network, so keep images in the repository")
+            }
+            reportNestedFences(in: current)
+            child = cmark_node_next(current)
+        }
     }
 
     // MARK: Fenced blocks
@@ -241,6 +267,15 @@ private struct ParserState {
         }
         if let first = fileNames[path] {
             problem(start, "duplicate file name `\(path)` (already used on line \(first))")
+            return
+        }
+        if path == ".tmp" || path.hasPrefix(".tmp/") {
+            problem(start, "the file path `\(path)` is reserved: `.tmp` is the chapter program's temporary directory")
+            return
+        }
+        // `a` and `a/b` cannot both exist: one would have to be a file and a directory.
+        if let (other, line) = fileNames.first(where: { path.hasPrefix($0.key + "/") || $0.key.hasPrefix(path + "/") }) {
+            problem(start, "the file path `\(path)` conflicts with `\(other)` on line \(line): one would have to be a directory")
             return
         }
         fileNames[path] = start

@@ -43,6 +43,18 @@ public struct BookRenderer {
         try write(BookStylesheet.css + "\n", to: "assets/book.css")
         try write(BookScript.javaScript + "\n", to: "assets/book.js")
         try write(SearchIndex.script(pages: pages), to: "assets/search-index.js")
+        removeStalePages(keeping: Set(pages.map(\.fileName)))
+    }
+
+    /// Deletes chapter pages (`NN-….html`) left from chapters that were renamed or removed,
+    /// so the book never links a reader to a page whose chapter is gone. Other files stay.
+    private func removeStalePages(keeping current: Set<String>) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory.path)) ?? []
+        for name in names where name.hasSuffix(".html") && !current.contains(name) {
+            let prefix = name.prefix(3)
+            guard prefix.count == 3, prefix.prefix(2).allSatisfy(\.isNumber), prefix.last == "-" else { continue }
+            try? FileManager.default.removeItem(at: outputDirectory.appendingPathComponent(name))
+        }
     }
 
     /// The full HTML of a chapter page.

@@ -93,6 +93,10 @@ enum BookScript {
         }
         poll();
       }
+      // Printed pages show every solution: open the collapsed ones for the printout.
+      window.addEventListener("beforeprint", function () {
+        document.querySelectorAll("details.solution").forEach(function (d) { d.open = true; });
+      });
     })();
     """#
 }

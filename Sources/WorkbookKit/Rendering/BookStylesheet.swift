@@ -79,6 +79,15 @@ enum BookStylesheet {
     .hl-directive { color: var(--hl-directive); }
     .hl-label { color: var(--hl-label); }
     @media print {
+      /* Paper is white whatever theme the screen uses: back to the light palette. */
+      :root, :root[data-theme="dark"], :root:not([data-theme="light"]) {
+        --bg: #ffffff; --fg: #000000; --muted: #444444; --link: #000000; --rule: #999999;
+        --code-bg: #f5f5f7; --out-bg: #f4f4f4; --out-rule: #000000; --err: #000000;
+        --label-bg: #e4e4e8; --trap: #000000; --warn: #000000;
+        --hl-keyword: #ad3da4; --hl-type: #703daa; --hl-string: #c41a16; --hl-number: #1c00cf;
+        --hl-comment: #5d6c79; --hl-attribute: #947100; --hl-directive: #643820; --hl-label: #3e6d74;
+        color-scheme: light;
+      }
       .topbar, .pager, .anchor, #search-results { display: none !important; }
       body { font-size: 11pt; background: #fff; color: #000; }
       main { max-width: none; padding: 0; }

@@ -86,7 +86,16 @@ public struct ChapterRunner: Sendable {
         }
         let normalizer = OutputNormalizer(packageRoot: packageRoot.path, scratch: base.path)
         do {
-            try fileManager.createDirectory(at: base, withIntermediateDirectories: true)
+            // Another chapter finishing may remove the shared scratch directory between the
+            // creation of its parent and of `base`: try again.
+            for attempt in 1...3 {
+                do {
+                    try fileManager.createDirectory(at: base, withIntermediateDirectories: true)
+                    break
+                } catch where attempt < 3 {
+                    continue
+                }
+            }
             // 1. The main program.
             let binary = base.appendingPathComponent("program")
             let compiled = try compile(ProgramAssembler.mainProgram(chapter), into: base.appendingPathComponent("main"), output: binary)
@@ -117,6 +126,9 @@ public struct ChapterRunner: Sendable {
             // 3. The main run.
             let main = try execute(chapter, binary: binary, trapSnippet: nil, base: base, normalizer: normalizer)
             trace.mark("ran main program")
+            if main.truncated {
+                problems.append(Problem(file: chapter.path, line: 1, message: "the chapter program printed more than \(OutputCapture.maximumBytes >> 20) MiB; the rest of its output was dropped"))
+            }
             var stoppedAt = Int.max
             for (index, output) in main.outputs where plans[index] == .run {
                 results[index].output = output
@@ -153,7 +165,8 @@ public struct ChapterRunner: Sendable {
                 }
             }
         } catch {
-            problems.append(Problem(file: chapter.path, line: 1, message: "\(error)"))
+            // Spawning, writing files, reading output: the machine, not the chapter.
+            problems.append(Problem(file: chapter.path, line: 1, message: "\(error)", isTransient: true))
         }
         return ChapterRun(chapterPath: chapter.path, results: results, problems: problems)
     }
@@ -180,7 +193,10 @@ public struct ChapterRunner: Sendable {
 
     private func compileProblems(_ result: Subprocess.Result, chapter: Chapter, normalizer: OutputNormalizer) -> [Problem] {
         if result.termination == .timedOut {
-            return [Problem(file: chapter.path, line: 1, message: "the compiler ran out of time (\(Int(Self.compileTimeout)) s) on the chapter program")]
+            return [Problem(file: chapter.path, line: 1, message: "the compiler ran out of time (\(Int(Self.compileTimeout)) s) on the chapter program", isTransient: true)]
+        }
+        if case .signalled(let signal) = result.termination {
+            return [Problem(file: chapter.path, line: 1, message: "the compiler was killed by signal \(signal) (out of memory?) while compiling the chapter program", isTransient: true)]
         }
         let text = normalizer.normalize(String(decoding: result.stderr + result.stdout, as: UTF8.self))
         var problems = Diagnostics.parse(text, chapterPath: chapter.path).filter { $0.isError }.map { diagnostic in
@@ -210,6 +226,8 @@ public struct ChapterRunner: Sendable {
         var termination: Termination = .exited(0)
         /// Where the program crashed, from its backtrace, when that is in the chapter.
         var crashLocation: String?
+        /// Output beyond the capture limit was dropped.
+        var truncated = false
     }
 
     private func execute(_ chapter: Chapter, binary: URL, trapSnippet: Int?, base: URL, normalizer: OutputNormalizer) throws -> Execution {
@@ -248,6 +266,7 @@ public struct ChapterRunner: Sendable {
     /// Splits captured output at the runtime's markers into per-snippet output.
     static func split(_ captured: CapturedOutput, normalizer: OutputNormalizer) -> Execution {
         var execution = Execution(termination: captured.termination)
+        execution.truncated = captured.truncated
         var current: Int?
         var pieces: [(SnippetOutput.Stream, [UInt8])] = []
         func flush() {
@@ -276,8 +295,10 @@ public struct ChapterRunner: Sendable {
                 }
                 continue
             }
-            if let last = pieces.last, last.0 == chunk.stream {
-                pieces[pieces.count - 1].1 += chunk.bytes
+            // No binding of `pieces.last`: a second reference would make every append copy
+            // the whole buffer, quadratic in the output's length.
+            if pieces.last?.0 == chunk.stream {
+                pieces[pieces.count - 1].1.append(contentsOf: chunk.bytes)
             } else {
                 pieces.append((chunk.stream, chunk.bytes))
             }
@@ -286,7 +307,7 @@ public struct ChapterRunner: Sendable {
         return execution
     }
 
-    private static let markerPrefix = Array("\u{1}\u{2}workbook:".utf8)
+    static let markerPrefix = Array("\u{1}\u{2}workbook:".utf8)
     private static let markerSuffix = Array("\u{2}\u{1}\n".utf8)
 
     private static func marker(_ bytes: [UInt8]) -> String? {

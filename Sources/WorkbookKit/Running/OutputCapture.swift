@@ -8,6 +8,8 @@ struct CapturedOutput {
     var chunks: [(stream: SnippetOutput.Stream, bytes: [UInt8])] = []
     var termination: Termination
     var byteCount = 0
+    /// Set when output beyond ``OutputCapture/maximumBytes`` was dropped.
+    var truncated = false
 }
 
 /// Runs a chapter program and captures standard output and standard error in the exact
@@ -93,9 +95,16 @@ enum OutputCapture {
             }
         }
         guard count >= 0 else { return false }
-        // A program that prints without end is cut off rather than filling memory.
-        guard result.byteCount < maximumBytes else { return true }
-        result.byteCount += count
+        // A program that prints without end is cut off rather than filling memory; the
+        // snippet markers still count, so output stays attributed to the right snippet.
+        if result.byteCount >= maximumBytes {
+            guard buffer[0..<count].starts(with: ChapterRunner.markerPrefix) else {
+                result.truncated = true
+                return true
+            }
+        } else {
+            result.byteCount += count
+        }
         // The sender's abstract name ends in "-o" or "-e".
         let nameLength = Int(length) - MemoryLayout<sa_family_t>.size
         let last: UInt8 = withUnsafeBytes(of: address.sun_path) { raw in

@@ -138,10 +138,6 @@ public enum ProgramAssembler {
         return result + "\""
     }
 
-    /// The marker the runtime writes to standard output before each snippet; the runner
-    /// splits the captured output at these lines.
-    static func marker(_ name: String) -> String { "\u{1}\u{2}workbook:\(name)\u{2}\u{1}\n" }
-
     /// The support file every chapter program is compiled with.
     static let runtime = """
         // Written by the workbook tool; not part of the chapter. Every C function is called

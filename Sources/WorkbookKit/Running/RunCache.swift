@@ -66,7 +66,7 @@ public struct RunCache: Sendable {
     public func store(_ run: ChapterRun, for key: String) {
         let cacheable = run.results.allSatisfy {
             if case .timedOut = $0.outcome { false } else { true }
-        } && !run.problems.contains { $0.line == 1 && $0.message.hasPrefix("cannot run") }
+        } && !run.problems.contains { $0.isTransient == true }
         guard cacheable else { return }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

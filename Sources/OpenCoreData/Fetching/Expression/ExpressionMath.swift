@@ -1,7 +1,8 @@
 import Foundation
 
 /// Arithmetic and statistics over values of mixed numeric types. Integers stay integers
-/// where the operation allows (sums, products, differences of integers); anything with a
+/// where the operation allows (sums, products, differences and quotients of integers:
+/// `7 / 2` is 3, as in Foundation); anything with a
 /// `Decimal` is computed in `Decimal`; the rest in `Double`.
 enum ExpressionMath {
     static func int64(_ number: PredicateValues.Number) -> Int64 {
@@ -120,8 +121,11 @@ enum ExpressionMath {
             case "multiply:by:":
                 let (result, overflow) = x.multipliedReportingOverflow(by: y)
                 if !overflow { return Int(result) }
+            case "divide:by:":
+                // Integers divide as integers, as Foundation's do (`7 / 2` is 3).
+                if y != 0, !(x == Int64.min && y == -1) { return Int(x / y) }
             case "modulus:by:":
-                return y == 0 ? nil : Int(x % y)
+                return y == 0 || (x == Int64.min && y == -1) ? nil : Int(x % y)
             default: break
             }
         }

@@ -105,18 +105,18 @@ open class NSComparisonPredicate: NSPredicate {
     }
 
     override func evaluate(_ object: Any?, _ context: PredicateEvaluationContext) -> Bool {
-        let left = leftExpression.value(of: object, context)
-        let right = prepared.hasConstant ? prepared.constant : rightExpression.value(of: object, context)
+        let leftValue = leftExpression.value(of: object, context)
+        let right = prepared.hasConstant ? prepared.constant : PredicateScalar(rightExpression.value(of: object, context))
         let op = effectiveOperator
         switch comparisonPredicateModifier {
         case .direct:
-            return PredicateComparison.compare(left, op, right, options: options, prepared: prepared)
+            return PredicateComparison.compare(PredicateScalar(leftValue), op, right, options: options, prepared: prepared)
         case .any:
-            guard let elements = quantifiedElements(left) else { return false }
-            return elements.contains { PredicateComparison.compare($0, op, right, options: options, prepared: prepared) }
+            guard let elements = quantifiedElements(leftValue) else { return false }
+            return elements.contains { PredicateComparison.compare(PredicateScalar($0), op, right, options: options, prepared: prepared) }
         case .all:
-            guard let elements = quantifiedElements(left) else { return true }
-            return elements.allSatisfy { PredicateComparison.compare($0, op, right, options: options, prepared: prepared) }
+            guard let elements = quantifiedElements(leftValue) else { return true }
+            return elements.allSatisfy { PredicateComparison.compare(PredicateScalar($0), op, right, options: options, prepared: prepared) }
         }
     }
 

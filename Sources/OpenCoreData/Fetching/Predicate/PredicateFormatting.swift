@@ -55,7 +55,10 @@ enum PredicateFormatter {
         let subs = predicate.predicates
         switch predicate.compoundPredicateType {
         case .not:
-            return "NOT " + (subs.first.map(operand) ?? "TRUEPREDICATE")
+            // `NOT NOT a` needs no parentheses; `NOT (a AND b)` does.
+            guard let first = subs.first else { return "NOT TRUEPREDICATE" }
+            if let inner = first as? NSCompoundPredicate, inner.compoundPredicateType == .not { return "NOT " + first.predicateFormat }
+            return "NOT " + operand(first)
         case .and:
             if subs.isEmpty { return "TRUEPREDICATE" }
             if subs.count == 1 { return subs[0].predicateFormat }
@@ -111,11 +114,9 @@ enum PredicateFormatter {
             return "FUNCTION(" + ([expression(operand), quoted(name)] + args).joined(separator: ", ") + ")"
         }
         if let symbol = ExpressionFunctions.infixOperators[name], arguments.count == 2 {
-            let own = name == "raise:toPower:" ? 3 : (name == "add:to:" || name == "from:subtract:" ? 1 : 2)
-            var left = args[0], right = args[1]
-            if let inner = precedence(arguments[0]), inner < own || (own == 3 && inner == 3) { left = "(" + left + ")" }
-            if let inner = precedence(arguments[1]), inner < own || (inner == own && own != 3) { right = "(" + right + ")" }
-            return left + " " + symbol + " " + right
+            // An operand that is itself an infix operation prints in parentheses.
+            let operands = zip(arguments, args).map { precedence($0) == nil ? $1 : "(" + $1 + ")" }
+            return operands[0] + " " + symbol + " " + operands[1]
         }
         if name == "objectFrom:withIndex:", arguments.count == 2 {
             return args[0] + "[" + args[1] + "]"

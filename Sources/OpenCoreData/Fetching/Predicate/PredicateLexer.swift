@@ -123,7 +123,9 @@ struct PredicateLexer {
         }
         if scalar == "#" {
             index += 1
-            guard let first = peek(), Self.isIdentifierStart(first) || first == "@" else {
+            guard let first = peek(),
+                Self.isIdentifierStart(first) || (first == "@" && peek(1).map(Self.isIdentifierStart) == true)
+            else {
                 throw error(.invalidCharacter, at: start, "expected a key after \"#\"")
             }
             if first == "@" { index += 1 }

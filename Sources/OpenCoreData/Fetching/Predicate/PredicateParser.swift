@@ -14,6 +14,10 @@ struct PredicateParser {
     private let arguments: [Any]
     private var argumentIndex = 0
     private var depth = 0
+    /// Token positions of `(` already found not to open a parenthesized predicate, with the
+    /// error that attempt met. Remembering them keeps backtracking linear per parenthesis
+    /// (without it, nested `TERNARY(` and `(` take exponential time).
+    private var notPredicateParentheses: [Int: PredicateFormatError?] = [:]
 
     /// Deeper nesting than this is refused, so that hostile input cannot exhaust the stack.
     static let maximumDepth = 256
@@ -121,6 +125,9 @@ struct PredicateParser {
         guard current.isSymbol("(") else { return try comparison() }
         // `(` opens either a parenthesized predicate or an expression such as `(a + b) > 3`.
         let savedPosition = position, savedArgument = argumentIndex
+        if let known = notPredicateParentheses[savedPosition] {
+            return try comparisonAfterFailedParenthesis(known, furthest: savedPosition)
+        }
         var predicateError: PredicateFormatError?
         do {
             advance()
@@ -137,11 +144,19 @@ struct PredicateParser {
         let furthest = position
         position = savedPosition
         argumentIndex = savedArgument
+        notPredicateParentheses[savedPosition] = .some(predicateError)
+        return try comparisonAfterFailedParenthesis(predicateError, furthest: furthest)
+    }
+
+    /// Parses a comparison from the current `(`, after reading it as a predicate failed with
+    /// `predicateError` (or succeeded but was followed by an operator); reports whichever
+    /// reading got further into the text.
+    private mutating func comparisonAfterFailedParenthesis(_ predicateError: PredicateFormatError?, furthest: Int) throws -> NSPredicate {
+        let start = position
         do {
             return try comparison()
         } catch let failure as PredicateFormatError {
-            // Report whichever reading got further into the text.
-            if let predicateError, predicateError.position > failure.position || (furthest > position && predicateError.position >= failure.position) {
+            if let predicateError, predicateError.position > failure.position || (furthest > start && predicateError.position >= failure.position) {
                 throw predicateError
             }
             throw failure

@@ -13,11 +13,27 @@ enum PredicateStrings {
         return folding
     }
 
-    /// `string` folded for `options`; unchanged when no folding is asked for.
+    /// `string` folded for `options`; unchanged when no folding is asked for. ASCII text,
+    /// the common case, is folded here directly (Foundation's Unicode folding costs tens of
+    /// times more); anything else goes through `String.folding(options:locale:)`.
     @inline(__always)
     static func fold(_ string: String, _ options: NSComparisonPredicate.Options) -> String {
         let folding = foldingOptions(options)
-        return folding.isEmpty ? string : string.folding(options: folding, locale: nil)
+        if folding.isEmpty { return string }
+        if let ascii = asciiFolded(string, caseInsensitive: folding.contains(.caseInsensitive)) { return ascii }
+        return string.folding(options: folding, locale: nil)
+    }
+
+    /// The folded form of an ASCII string (lower case when `caseInsensitive`; ASCII has no
+    /// diacritics), or `nil` when `string` is not ASCII.
+    static func asciiFolded(_ string: String, caseInsensitive: Bool) -> String? {
+        var hasUpper = false
+        for byte in string.utf8 {
+            if byte >= 0x80 { return nil }
+            if byte >= 65 && byte <= 90 { hasUpper = true }
+        }
+        guard caseInsensitive, hasUpper else { return string }
+        return String(decoding: string.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     /// `==` on strings: literal (as `-[NSString isEqual:]`) without options, else equality

@@ -122,24 +122,15 @@ enum PredicateValues {
     /// Whether `lhs` equals `rhs` as the `==` operator sees it. `nil` and `NSNull` are
     /// equal to each other and to nothing else.
     static func equal(_ lhs: Any?, _ rhs: Any?, options: NSComparisonPredicate.Options) -> Bool {
-        let left = unwrapAny(lhs), right = unwrapAny(rhs)
-        let leftIsNil = left == nil || left is NSNull, rightIsNil = right == nil || right is NSNull
-        if leftIsNil || rightIsNil { return leftIsNil && rightIsNil }
-        return equalValues(left!, right!, options: options)
+        PredicateScalar.equal(PredicateScalar(lhs), PredicateScalar(rhs), options: options)
     }
 
+    /// Equality of two values that are neither strings, numbers, dates nor `nil`.
     static func equalValues(_ left: Any, _ right: Any, options: NSComparisonPredicate.Options) -> Bool {
-        if let a = string(left) {
-            guard let b = string(right) else { return false }
-            return PredicateStrings.equal(a, b, options: options)
-        }
-        if let a = number(left) {
-            guard let b = number(right) else { return false }
-            return compare(a, b) == .orderedSame
-        }
-        if let a = date(left) {
-            guard let b = date(right) else { return false }
-            return a == b
+        if type(of: left) is AnyClass, type(of: right) is AnyClass {
+            // Objects: managed objects, object IDs, Foundation objects.
+            if let a = left as? NSObject, let b = right as? NSObject { return a.isEqual(b) }
+            return (left as AnyObject) === (right as AnyObject)
         }
         switch (left, right) {
         case let (a as UUID, b as UUID): return a == b
@@ -170,29 +161,9 @@ enum PredicateValues {
     }
 
     /// The order of two values for `<`, `<=`, `>`, `>=`, `BETWEEN` and sorting: numbers,
-    /// strings, dates, UUIDs (by their bytes) and URLs (by their text). `nil` when the
+    /// strings, dates, UUIDs (by their text) and URLs (by their text). `nil` when the
     /// values cannot be ordered against each other.
     static func order(_ lhs: Any?, _ rhs: Any?, options: NSComparisonPredicate.Options) -> ComparisonResult? {
-        guard let left = unwrapAny(lhs), let right = unwrapAny(rhs), !(left is NSNull), !(right is NSNull) else { return nil }
-        if let a = string(left) {
-            guard let b = string(right) else { return nil }
-            return PredicateStrings.order(a, b, options: options)
-        }
-        if let a = number(left) {
-            guard let b = number(right) else { return nil }
-            return compare(a, b)
-        }
-        if let a = date(left) {
-            guard let b = date(right) else { return nil }
-            return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
-        }
-        switch (left, right) {
-        case let (a as UUID, b as UUID):
-            return PredicateStrings.order(a.uuidString, b.uuidString, options: [])
-        case let (a as URL, b as URL):
-            return PredicateStrings.order(a.absoluteString, b.absoluteString, options: [])
-        default:
-            return nil
-        }
+        PredicateScalar.order(PredicateScalar(lhs), PredicateScalar(rhs), options: options)
     }
 }

@@ -122,14 +122,23 @@ open class NSSortDescriptor: NSObject, NSCopying {
 
     /// Compares two values read with ``value(of:)``, applying `nil` placement and direction.
     func compareValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
-        let aNil = isNilValue(a), bNil = isNilValue(b)
+        compareKeys(PredicateScalar(a), PredicateScalar(b))
+    }
+
+    /// Compares two values already classified (the sorting helper classifies each object's
+    /// value once, not at every comparison).
+    func compareKeys(_ a: PredicateScalar, _ b: PredicateScalar) -> ComparisonResult {
         let result: ComparisonResult
-        if aNil || bNil {
-            result = aNil == bNil ? .orderedSame : (aNil ? .orderedAscending : .orderedDescending)
-        } else if let block {
-            result = block(a!, b!)
-        } else {
-            result = method.compare(a!, b!)
+        switch (a.isNull, b.isNull) {
+        case (true, true): result = .orderedSame
+        case (true, false): result = .orderedAscending
+        case (false, true): result = .orderedDescending
+        case (false, false):
+            if let block {
+                result = block(a.raw!, b.raw!)
+            } else {
+                result = method.compare(a, b)
+            }
         }
         guard !ascending else { return result }
         switch result {
@@ -170,19 +179,23 @@ enum SortMethod: String, CaseIterable {
     /// Orders two non-nil values. Strings use the method; other values are ordered as
     /// `compare:` orders them; values that cannot be ordered against each other are the same.
     func compare(_ a: Any, _ b: Any) -> ComparisonResult {
-        if let x = PredicateValues.string(a), let y = PredicateValues.string(b) {
+        compare(PredicateScalar(a), PredicateScalar(b))
+    }
+
+    func compare(_ a: PredicateScalar, _ b: PredicateScalar) -> ComparisonResult {
+        if case .string(let x) = a, case .string(let y) = b {
             switch self {
             case .compare: return x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-            case .caseInsensitiveCompare: return x.caseInsensitiveCompare(y)
+            case .caseInsensitiveCompare:
+                if let a = PredicateStrings.asciiFolded(x, caseInsensitive: true), let b = PredicateStrings.asciiFolded(y, caseInsensitive: true) {
+                    return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+                }
+                return x.caseInsensitiveCompare(y)
             case .localizedCompare: return x.localizedCompare(y)
             case .localizedCaseInsensitiveCompare: return x.localizedCaseInsensitiveCompare(y)
             case .localizedStandardCompare: return x.localizedStandardCompare(y)
             }
         }
-        if let order = PredicateValues.order(a, b, options: []) { return order }
-        switch (a, b) {
-        case let (x as Bool, y as Bool): return x == y ? .orderedSame : (x ? .orderedDescending : .orderedAscending)
-        default: return .orderedSame
-        }
+        return PredicateScalar.order(a, b, options: []) ?? .orderedSame
     }
 }

@@ -6,10 +6,10 @@ import Foundation
 /// sorts with this.
 func sortedObjects<Element>(_ objects: [Element], using descriptors: [NSSortDescriptor]) -> [Element] {
     guard !descriptors.isEmpty, objects.count > 1 else { return objects }
-    let keys: [[Any?]] = descriptors.map { descriptor in objects.map { descriptor.value(of: $0) } }
+    let keys: [[PredicateScalar]] = descriptors.map { descriptor in objects.map { PredicateScalar(descriptor.value(of: $0)) } }
     let order = objects.indices.sorted { i, j in
         for (d, descriptor) in descriptors.enumerated() {
-            switch descriptor.compareValues(keys[d][i], keys[d][j]) {
+            switch descriptor.compareKeys(keys[d][i], keys[d][j]) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue

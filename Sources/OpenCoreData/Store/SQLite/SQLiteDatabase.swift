@@ -1,5 +1,9 @@
 import Foundation
-internal import CSQLite
+// Implementation-only, so that programs importing OpenCoreData need no CSQLite module map.
+// (`internal import` is not enough: SwiftPM's debug builds enable testing, and clients of a
+// testable module load its internal imports too.) No CSQLite type appears in a stored
+// property, so no client ever needs its layout.
+@_implementationOnly import CSQLite
 
 /// One SQLite connection: opening, pragmas, the statement cache, transactions, closing.
 ///
@@ -18,15 +22,16 @@ final class SQLiteDatabase {
     ///
     /// Throws the file error Core Data reports (259 for a file that is not a database)
     /// when the file cannot be opened or read.
-    init(path: String?) throws {
+    /// With `create` false, a missing file is an error instead of a new database.
+    init(path: String?, create: Bool = true) throws {
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
         guard code == SQLITE_OK, let db else {
-            let message = SQLiteError.message(db, code: code)
+            let failure = SQLiteDatabase.failure(db, code)
             sqlite3_close_v2(db)
-            throw SQLiteError.open(path: path ?? ":memory:", code: code, message: message)
+            throw SQLiteError.open(path: path ?? ":memory:", code: failure.code, message: failure.message)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -42,11 +47,10 @@ final class SQLiteDatabase {
         let stepped = check == SQLITE_OK ? sqlite3_step(statement) : check
         sqlite3_finalize(statement)
         if stepped != SQLITE_ROW {
-            let message = SQLiteError.message(db, code: stepped)
-            let extended = sqlite3_extended_errcode(db)
+            let failure = SQLiteDatabase.failure(db, stepped)
             sqlite3_close_v2(db)
             handle = nil
-            throw SQLiteError.open(path: path ?? ":memory:", code: extended != 0 ? extended : stepped, message: message)
+            throw SQLiteError.open(path: path ?? ":memory:", code: failure.code, message: failure.message)
         }
     }
 
@@ -91,7 +95,10 @@ final class SQLiteDatabase {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if let message { sqlite3_free(message) }
-        guard code == SQLITE_OK else { throw SQLiteError.execute(handle, code: code, sql: sql) }
+        guard code == SQLITE_OK else {
+            let failure = SQLiteDatabase.failure(handle, code)
+            throw SQLiteError.execute(sql: sql, code: failure.code, message: failure.message)
+        }
     }
 
     /// Runs a pragma and returns its first result as text, logging it as Core Data logs
@@ -125,6 +132,14 @@ final class SQLiteDatabase {
     func rollbackQuietly() {
         guard isInTransaction else { return }
         _ = try? execute("ROLLBACK")
+    }
+
+    /// SQLite's extended result code and message for the last failure on `db` (whose
+    /// primary code is `code`).
+    static func failure(_ db: OpaquePointer?, _ code: Int32) -> (code: Int32, message: String) {
+        guard let db else { return (code, String(cString: sqlite3_errstr(code))) }
+        let extended = sqlite3_extended_errcode(db)
+        return (extended != 0 ? extended : code, String(cString: sqlite3_errmsg(db)))
     }
 
     private func closedError() -> NSError {

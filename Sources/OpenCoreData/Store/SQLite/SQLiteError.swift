@@ -1,5 +1,4 @@
 import Foundation
-internal import CSQLite
 
 /// The userInfo key under which Core Data reports SQLite's own result code.
 let NSSQLiteErrorDomainKey = "NSSQLiteErrorDomain"
@@ -14,44 +13,35 @@ let NSSQLiteErrorDomainKey = "NSSQLiteErrorDomain"
 /// not a database or is corrupt, 640 when the disk is full, 257 when permission is
 /// denied, 256 otherwise, each with `NSFilePath` and `NSSQLiteErrorDomain`.
 enum SQLiteError {
-    /// SQLite's message for the last failure on `db`, or its generic text for `code`.
-    static func message(_ db: OpaquePointer?, code: Int32) -> String {
-        if let db, let text = sqlite3_errmsg(db) { return String(cString: text) }
-        return String(cString: sqlite3_errstr(code))
-    }
-
-    /// A statement that could not be prepared.
-    static func prepare(_ db: OpaquePointer?, code: Int32, sql: String) -> NSError {
-        let extended = db.map { sqlite3_extended_errcode($0) } ?? code
-        return coreDataError(NSSQLiteError, userInfo: [
-            NSLocalizedDescriptionKey: "error during prepareSQL for SQL string '\(sql)' : \(message(db, code: code))",
-            NSSQLiteErrorDomainKey: Int(extended),
+    /// A statement that could not be prepared; `code` is SQLite's extended result code.
+    static func prepare(sql: String, code: Int32, message: String) -> NSError {
+        coreDataError(NSSQLiteError, userInfo: [
+            NSLocalizedDescriptionKey: "error during prepareSQL for SQL string '\(sql)' : \(message)",
+            NSSQLiteErrorDomainKey: Int(code),
         ])
     }
 
-    /// A statement that failed while running.
-    static func execute(_ db: OpaquePointer?, code: Int32, sql: String) -> NSError {
-        let extended = db.map { sqlite3_extended_errcode($0) } ?? code
-        return coreDataError(NSSQLiteError, userInfo: [
-            NSLocalizedDescriptionKey: "error during SQL execution for SQL string '\(sql)' : \(message(db, code: code))",
-            NSSQLiteErrorDomainKey: Int(extended),
+    /// A statement that failed while running; `code` is SQLite's extended result code.
+    static func execute(sql: String, code: Int32, message: String) -> NSError {
+        coreDataError(NSSQLiteError, userInfo: [
+            NSLocalizedDescriptionKey: "error during SQL execution for SQL string '\(sql)' : \(message)",
+            NSSQLiteErrorDomainKey: Int(code),
         ])
     }
 
     /// A database file that could not be opened or read as a store.
     static func open(path: String, code: Int32, message: String) -> NSError {
-        let primary = code & 0xFF
         let name = (path as NSString).lastPathComponent
         let fileCode: Int
         let description: String
-        switch primary {
-        case SQLITE_NOTADB, SQLITE_CORRUPT:
+        switch code & 0xFF {
+        case 26, 11:  // SQLITE_NOTADB, SQLITE_CORRUPT
             fileCode = 259  // NSFileReadCorruptFileError
             description = "The file “\(name)” couldn’t be opened because it isn’t in the correct format."
-        case SQLITE_FULL:
+        case 13:  // SQLITE_FULL
             fileCode = 640  // NSFileWriteOutOfSpaceError
             description = "The file “\(name)” couldn’t be saved because there isn’t enough space."
-        case SQLITE_PERM, SQLITE_AUTH, SQLITE_READONLY:
+        case 3, 23, 8:  // SQLITE_PERM, SQLITE_AUTH, SQLITE_READONLY
             fileCode = 257  // NSFileReadNoPermissionError
             description = "The file “\(name)” couldn’t be opened because you don’t have permission to view it."
         default:

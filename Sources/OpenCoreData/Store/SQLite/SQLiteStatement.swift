@@ -1,5 +1,14 @@
 import Foundation
-internal import CSQLite
+// Implementation-only, so that programs importing OpenCoreData need no CSQLite module map.
+// (`internal import` is not enough: SwiftPM's debug builds enable testing, and clients of a
+// testable module load its internal imports too.) No CSQLite type appears in a stored
+// property, so no client ever needs its layout.
+@_implementationOnly import CSQLite
+
+/// SQLite's storage classes: how a value is actually kept, whatever the column's type.
+enum SQLiteStorageClass {
+    case integer, real, text, blob, null
+}
 
 /// One prepared statement: bind values, step through rows, read columns.
 ///
@@ -11,13 +20,17 @@ internal import CSQLite
 final class SQLiteStatement {
     /// The SQL text, as prepared and as the debug log prints it.
     let sql: String
-    private(set) var handle: OpaquePointer?
+    /// The prepared statement; invalid once ``finalize()`` ran (the database is closed).
+    private let handle: OpaquePointer
+    private var isFinalized = false
     private unowned let database: SQLiteDatabase
     /// The debug level captured at ``reset()``; 0 keeps binding and stepping free of logging.
     private var logLevel = 0
     /// Bound values waiting to be printed after the statement line.
     private var pendingBindLog: [(Int32, String)] = []
     private var hasLoggedExecution = false
+    /// The first failed binding since the last run, `SQLITE_OK` when none.
+    private var bindFailure = SQLITE_OK
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
@@ -26,7 +39,8 @@ final class SQLiteStatement {
         let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
-            throw SQLiteError.prepare(database.handle, code: code, sql: sql)
+            let failure = SQLiteDatabase.failure(database.handle, code)
+            throw SQLiteError.prepare(sql: sql, code: failure.code, message: failure.message)
         }
         handle = statement
     }
@@ -35,15 +49,26 @@ final class SQLiteStatement {
 
     /// Releases the statement; idempotent.
     func finalize() {
-        if let handle { sqlite3_finalize(handle) }
-        handle = nil
+        if !isFinalized { sqlite3_finalize(handle) }
+        isFinalized = true
     }
 
-    /// Readies the statement for a new use: clears the previous run and its bindings.
+    /// Readies the statement for a new use: clears the previous run and its bindings, and
+    /// takes the database's debug level.
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        bindFailure = SQLITE_OK
         logLevel = database.debugLevel
+        hasLoggedExecution = false
+        if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
+    }
+
+    /// Readies the statement for running again with new values for every parameter: the
+    /// cheap form of ``reset()`` for a statement run many times in a row (rows of a save).
+    func rewind() {
+        sqlite3_reset(handle)
+        bindFailure = SQLITE_OK
         hasLoggedExecution = false
         if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
     }
@@ -53,25 +78,25 @@ final class SQLiteStatement {
     /// Binds an integer that Core Data binds untyped (primary keys, entity numbers,
     /// versions), logged as `(int64)5`.
     func bindKey(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+        check(sqlite3_bind_int64(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, "(int64)\(value)")) }
     }
 
     /// Binds an attribute's integer, logged as the number.
     func bind(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+        check(sqlite3_bind_int64(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
     }
 
     /// Binds a floating-point number, logged as the number.
     func bind(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+        check(sqlite3_bind_double(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, String(value))) }
     }
 
     /// Binds a date's seconds since 2001-01-01, logged as `(timestamp)599529600.000000`.
     func bindTimestamp(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+        check(sqlite3_bind_double(handle, index, value))
         if logLevel >= 2 { pendingBindLog.append((index, "(timestamp)" + String(format: "%f", value))) }
     }
 
@@ -81,11 +106,11 @@ final class SQLiteStatement {
         value.withUTF8 { bytes in
             if let base = bytes.baseAddress, bytes.count > 0 {
                 base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), csqlite_transient())
+                    check(sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8)))
                 }
             } else {
                 // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
-                sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+                check(sqlite3_bind_text(handle, index, "", 0, csqlite_transient()))
             }
         }
         if logLevel >= 2 { pendingBindLog.append((index, "\"\(value)\"")) }
@@ -105,9 +130,9 @@ final class SQLiteStatement {
     func bind(_ value: Data, at index: Int32) {
         value.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
-                _ = sqlite3_bind_blob(handle, index, base, Int32(bytes.count), csqlite_transient())
+                check(sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), csqlite_transient()))
             } else {
-                _ = sqlite3_bind_zeroblob(handle, index, 0)
+                check(sqlite3_bind_zeroblob(handle, index, 0))
             }
         }
         if logLevel >= 2 { pendingBindLog.append((index, "<NSData length=\(value.count)>")) }
@@ -115,8 +140,14 @@ final class SQLiteStatement {
 
     /// Binds NULL, logged as `nil`.
     func bindNull(at index: Int32) {
-        sqlite3_bind_null(handle, index)
+        check(sqlite3_bind_null(handle, index))
         if logLevel >= 2 { pendingBindLog.append((index, "nil")) }
+    }
+
+    /// Remembers a failed binding (a value too big, a bad index): ``step()`` reports it
+    /// rather than running with a missing value.
+    private func check(_ code: Int32) {
+        if code != SQLITE_OK, bindFailure == SQLITE_OK { bindFailure = code }
     }
 
     // MARK: Running
@@ -125,12 +156,18 @@ final class SQLiteStatement {
     @discardableResult
     func step() throws -> Bool {
         if logLevel >= 1 && !hasLoggedExecution { logExecution() }
+        if bindFailure != SQLITE_OK {
+            let code = bindFailure
+            bindFailure = SQLITE_OK
+            throw SQLiteError.execute(sql: sql, code: code, message: "binding a value failed: " + String(cString: sqlite3_errstr(code)))
+        }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = SQLiteError.execute(database.handle, code: code, sql: sql)
+            let failure = SQLiteDatabase.failure(database.handle, code)
+            let error = SQLiteError.execute(sql: sql, code: failure.code, message: failure.message)
             sqlite3_reset(handle)
             throw error
         }
@@ -159,8 +196,20 @@ final class SQLiteStatement {
     /// Whether column `index` of the current row is NULL.
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
-    /// The storage class of column `index` (`SQLITE_INTEGER`, `SQLITE_FLOAT`, …).
+    /// The storage class of column `index` (`SQLITE_INTEGER` 1, `SQLITE_FLOAT` 2,
+    /// `SQLITE_TEXT` 3, `SQLITE_BLOB` 4, `SQLITE_NULL` 5).
     func columnType(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    /// The storage class of column `index` of the current row.
+    func storageClass(_ index: Int32) -> SQLiteStorageClass {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
 
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 

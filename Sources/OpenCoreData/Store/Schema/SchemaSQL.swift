@@ -20,8 +20,8 @@ enum SchemaSQL {
     }
 
     /// Every index of the schema: indexed attributes (`Z_<Entity>_<attr>`), declared fetch
-    /// and compound indexes, to-one keys (`<TABLE>_<COLUMN>_INDEX`) and the second column
-    /// of each join table.
+    /// and compound indexes, keys (`<TABLE>_<COLUMN>_INDEX`, to-one and hidden to-many keys)
+    /// and the second column of each join table.
     ///
     /// Partial indexes are created without their `WHERE` clause, and R-tree indexes are
     /// not created: both need the predicate and spatial machinery of the fetching layer.
@@ -46,7 +46,10 @@ enum SchemaSQL {
                 }
             }
             for column in table.columns {
-                guard case .foreignKey = column.role else { continue }
+                switch column.role {
+                case .foreignKey, .toManyKey: break
+                default: continue
+                }
                 let name = "\(table.name)_\(column.name)_INDEX"
                 add(name, "CREATE INDEX \(name) ON \(table.name) (\(column.name))")
             }

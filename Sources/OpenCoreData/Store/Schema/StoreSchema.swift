@@ -65,6 +65,12 @@ struct StoreColumn {
         case foreignEntity(NSRelationshipDescription)
         /// The position of this row in the ordered to-many inverse of the to-one.
         case orderKey(NSRelationshipDescription)
+        /// The source's primary key of a to-many relationship that has no inverse (declared on
+        /// another entity, `Z<n><REL>`): Core Data keeps such a relationship as a hidden key on
+        /// the destination rows.
+        case toManyKey(NSRelationshipDescription)
+        /// The position of this row in that inverse-less to-many, when it is ordered.
+        case toManyOrderKey(NSRelationshipDescription)
     }
 
     let name: String
@@ -91,6 +97,9 @@ final class StoreTable {
     fileprivate(set) var columnByProperty: [ObjectIdentifier: Int] = [:]
     fileprivate(set) var entityColumnByRelationship: [ObjectIdentifier: Int] = [:]
     fileprivate(set) var orderColumnByRelationship: [ObjectIdentifier: Int] = [:]
+    /// Hidden key and order columns of inverse-less to-manys pointing into this tree.
+    fileprivate(set) var toManyKeyColumnByRelationship: [ObjectIdentifier: Int] = [:]
+    fileprivate(set) var toManyOrderColumnByRelationship: [ObjectIdentifier: Int] = [:]
     /// Whether any entity in the tree has a sub-entity, so rows are told apart by Z_ENT.
     var hasSubentities: Bool { !root.subentities.isEmpty }
 
@@ -115,7 +124,7 @@ final class StoreEntity {
     /// The entity and its descendants: a contiguous range, because numbering is depth first.
     fileprivate(set) var subtree: ClosedRange<Int>
     /// Each stored attribute (inherited ones included) with its column index.
-    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage)] = []
+    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, name: String)] = []
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
@@ -173,6 +182,9 @@ final class StoreJoinTable {
 enum StoreToMany {
     /// One-to-many: the destinations' table holds the inverse's key (and order) column.
     case foreignKey(destination: StoreEntity, keyColumn: String, orderColumn: String?)
+    /// A to-many without inverse: the destinations' table holds a hidden key column
+    /// (`Z<n><REL>`, and `Z_FOK_<n><REL>` when ordered), written by the to-many itself.
+    case hiddenKey(destination: StoreEntity, keyColumn: String, orderColumn: String?)
     /// Many-to-many: rows of a join table, `ownColumn` holding the source's key.
     case joinTable(StoreJoinTable, ownColumn: String, otherColumn: String, orderColumn: String?, destination: StoreEntity)
 }
@@ -183,6 +195,17 @@ enum StoreToMany {
 /// descendants (sub-entities sorted by name), from 1. Each tree's subtree is therefore a
 /// contiguous range, which is how Core Data fetches an entity with its sub-entities
 /// (`t0.Z_ENT >= ? AND t0.Z_ENT <= ?`).
+///
+/// Naming, as in stores Core Data wrote (Photos, Notes apps, Apple's docsets):
+/// - a tree's table `Z<ROOT>`; columns `Z<NAME>`, a later colliding name suffixed 1, 2, …;
+/// - a to-one: `Z<REL>`, plus `Z<n>_<REL>` (n: the destination's number) when the
+///   destination has sub-entities, plus `Z_FOK_<REL>` when its inverse is ordered;
+/// - a to-many without inverse: a hidden key `Z<n><REL>` (n: the source's number) on the
+///   destination rows;
+/// - many-to-many: `Z_<n><REL>` named after the side whose entity number is smaller (for
+///   two relationships of one entity, the larger name); each column named by an entity's
+///   number and the relationship leading to its rows (`Z_5NOTES`, `Z_13TAGS`); a
+///   relationship that is its own inverse has `REFLEXIVE`; ordered sides add `Z_FOK_…`.
 final class StoreSchema {
     /// Entities in Z_ENT order.
     let entities: [StoreEntity]
@@ -221,7 +244,9 @@ final class StoreSchema {
         self.tables = tables
         self.byEntity = byEntity
 
-        for table in tables { StoreSchema.layOutColumns(of: table, entities: ordered.filter { $0.table === table }, byEntity: byEntity) }
+        for table in tables {
+            StoreSchema.layOutColumns(of: table, entities: ordered.filter { $0.table === table }, all: ordered, byEntity: byEntity)
+        }
         let (joinTables, toMany) = StoreSchema.mapToManyRelationships(ordered, byEntity: byEntity)
         self.joinTables = joinTables
         self.toManyByRelationship = toMany
@@ -233,6 +258,21 @@ final class StoreSchema {
     /// The mapping of entity number `number`.
     func entity(number: Int) -> StoreEntity? {
         number >= 1 && number <= entities.count ? entities[number - 1] : nil
+    }
+
+    /// Every hidden key column (inverse-less to-many) that may hold a key of `entity`, with
+    /// its table: cleared when such a source row is deleted.
+    func toManyKeyColumns(referencing entity: StoreEntity) -> [(table: StoreTable, column: String)] {
+        var result: [(StoreTable, String)] = []
+        for table in tables {
+            for column in table.columns {
+                guard case .toManyKey(let relationship) = column.role, let source = relationship.entity,
+                    self.entity(source).map({ $0.subtree.contains(entity.number) }) == true
+                else { continue }
+                result.append((table, column.name))
+            }
+        }
+        return result
     }
 
     /// How the to-many `relationship` is stored.
@@ -261,7 +301,7 @@ final class StoreSchema {
 
     /// Names every column of a tree's table (colliding names get 1, 2, … in Z_ENT order)
     /// and records each entity's attribute and to-one columns.
-    private static func layOutColumns(of table: StoreTable, entities: [StoreEntity], byEntity: [ObjectIdentifier: StoreEntity]) {
+    private static func layOutColumns(of table: StoreTable, entities: [StoreEntity], all: [StoreEntity], byEntity: [ObjectIdentifier: StoreEntity]) {
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
         func unique(_ base: String) -> String {
             if used.insert(base).inserted { return base }
@@ -285,14 +325,31 @@ final class StoreSchema {
                     let stem = String(key.dropFirst())
                     byProperty[ObjectIdentifier(relationship)] = columns.count
                     columns.append(StoreColumn(name: key, role: .foreignKey(relationship)))
-                    if !destination.subentities.isEmpty {
+                    if !destination.subentities.isEmpty, let destinationNumber = byEntity[ObjectIdentifier(destination)]?.number {
+                        // Named by the destination's number (ZACCOUNT1 goes with Z9_ACCOUNT1, 9 being Account).
                         entityColumns[ObjectIdentifier(relationship)] = columns.count
-                        columns.append(StoreColumn(name: unique("Z\(mapped.number)_" + stem), role: .foreignEntity(relationship)))
+                        columns.append(StoreColumn(name: unique("Z\(destinationNumber)_" + stem), role: .foreignEntity(relationship)))
                     }
                     if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered, !inverse.isTransient {
                         orderColumns[ObjectIdentifier(relationship)] = columns.count
                         columns.append(StoreColumn(name: unique("Z_FOK_" + stem), role: .orderKey(relationship)))
                     }
+                }
+            }
+        }
+        // Inverse-less to-manys of any entity whose destination lives in this tree.
+        var toManyKeys: [ObjectIdentifier: Int] = [:]
+        var toManyOrders: [ObjectIdentifier: Int] = [:]
+        for source in all {
+            for case let relationship as NSRelationshipDescription in source.entity.declaredProperties.sorted(by: { $0.name < $1.name })
+            where isStoredAsHiddenKey(relationship) {
+                guard let destination = relationship.destinationEntity, byEntity[ObjectIdentifier(destination)]?.table === table else { continue }
+                let key = unique("Z\(source.number)" + relationship.name.uppercased())
+                toManyKeys[ObjectIdentifier(relationship)] = columns.count
+                columns.append(StoreColumn(name: key, role: .toManyKey(relationship)))
+                if relationship.isOrdered {
+                    toManyOrders[ObjectIdentifier(relationship)] = columns.count
+                    columns.append(StoreColumn(name: unique("Z_FOK_" + key.dropFirst()), role: .toManyOrderKey(relationship)))
                 }
             }
         }
@@ -303,6 +360,8 @@ final class StoreSchema {
             case .foreignKey(let r): return (1, columns[byProperty[ObjectIdentifier(r)]!].name, 0)
             case .foreignEntity(let r): return (1, columns[byProperty[ObjectIdentifier(r)]!].name, 1)
             case .orderKey(let r): return (1, columns[byProperty[ObjectIdentifier(r)]!].name, 2)
+            case .toManyKey: return (1, column.name, 0)
+            case .toManyOrderKey(let r): return (1, columns[toManyKeys[ObjectIdentifier(r)]!].name, 2)
             }
         }
         let order = columns.indices.sorted { sortKey(columns[$0]) < sortKey(columns[$1]) }
@@ -312,12 +371,14 @@ final class StoreSchema {
         table.columnByProperty = byProperty.mapValues { newIndex[$0] }
         table.entityColumnByRelationship = entityColumns.mapValues { newIndex[$0] }
         table.orderColumnByRelationship = orderColumns.mapValues { newIndex[$0] }
+        table.toManyKeyColumnByRelationship = toManyKeys.mapValues { newIndex[$0] }
+        table.toManyOrderColumnByRelationship = toManyOrders.mapValues { newIndex[$0] }
 
         for mapped in entities {
             for property in mapped.entity.properties where !property.isTransient {
                 guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                 if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
-                    mapped.attributes.append((column, attribute, storage))
+                    mapped.attributes.append((column, attribute, storage, attribute.name))
                 } else if let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity,
                     let destinationNumber = byEntity[ObjectIdentifier(destination)]?.number
                 {
@@ -345,6 +406,14 @@ final class StoreSchema {
             where relationship.isToMany && !relationship.isTransient {
                 guard let destinationEntity = relationship.destinationEntity, let destination = byEntity[ObjectIdentifier(destinationEntity)] else { continue }
                 let inverse = relationship.inverseRelationship
+                if isStoredAsHiddenKey(relationship) {
+                    // No inverse: a hidden key on the destination rows (`Z<n><REL>`).
+                    let table = destination.table
+                    guard let keyIndex = table.toManyKeyColumnByRelationship[ObjectIdentifier(relationship)] else { continue }
+                    let order = table.toManyOrderColumnByRelationship[ObjectIdentifier(relationship)].map { table.columns[$0].name }
+                    result[ObjectIdentifier(relationship)] = .hiddenKey(destination: destination, keyColumn: table.columns[keyIndex].name, orderColumn: order)
+                    continue
+                }
                 if let inverse, !inverse.isToMany, !inverse.isTransient {
                     // One-to-many: the destination rows carry the inverse's key.
                     let table = destination.table
@@ -372,15 +441,24 @@ final class StoreSchema {
         return (joinTables, result)
     }
 
+    /// Whether a to-many relationship has no (stored) inverse, so that Core Data keeps it as
+    /// a hidden key column on the destination rows.
+    fileprivate static func isStoredAsHiddenKey(_ relationship: NSRelationshipDescription) -> Bool {
+        guard relationship.isToMany, !relationship.isTransient else { return false }
+        guard let inverse = relationship.inverseRelationship else { return true }
+        return inverse.isTransient
+    }
+
     /// The side of a many-to-many pair that names its join table: the one whose entity has
-    /// the smaller Z_ENT (for a relationship within one entity, the smaller name).
+    /// the smaller Z_ENT; for two relationships of one entity, the larger name (as in
+    /// Apple's stores: `Z_8RELATEDNODESINVERSE` for `relatedNodes`/`relatedNodesInverse`).
     private static func canonicalRelationship(_ relationship: NSRelationshipDescription, byEntity: [ObjectIdentifier: StoreEntity]) -> NSRelationshipDescription {
         guard let inverse = relationship.inverseRelationship, inverse.isToMany, inverse !== relationship,
             let own = relationship.entity.flatMap({ byEntity[ObjectIdentifier($0)] }),
             let other = inverse.entity.flatMap({ byEntity[ObjectIdentifier($0)] })
         else { return relationship }
         if own.number != other.number { return own.number < other.number ? relationship : inverse }
-        return relationship.name <= inverse.name ? relationship : inverse
+        return relationship.name >= inverse.name ? relationship : inverse
     }
 
     private static func makeJoinTable(_ canonical: NSRelationshipDescription, byEntity: [ObjectIdentifier: StoreEntity]) -> StoreJoinTable {
@@ -389,14 +467,9 @@ final class StoreSchema {
         let name = canonical.name.uppercased()
         let inverse = canonical.inverseRelationship
         let reflexive = inverse === canonical
-        let sourceColumn: String
-        if let inverse, !reflexive {
-            sourceColumn = "Z_\(sourceNumber)" + inverse.name.uppercased()
-        } else if reflexive {
-            sourceColumn = "Z_\(sourceNumber)" + name
-        } else {
-            sourceColumn = "Z_\(sourceNumber)INVERSE_" + name
-        }
+        // The column holding an entity's keys is named by its number and the relationship
+        // leading to it; for a relationship that is its own inverse, the second is REFLEXIVE.
+        let sourceColumn = "Z_\(sourceNumber)" + (reflexive ? name : (inverse?.name.uppercased() ?? name))
         let destinationColumn = reflexive ? "REFLEXIVE" : "Z_\(destinationNumber)" + name
         func orderColumn(for column: String) -> String {
             column.hasPrefix("Z_") ? "Z_FOK_" + column.dropFirst(2) : "FOK_" + column
