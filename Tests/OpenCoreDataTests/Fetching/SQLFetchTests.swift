@@ -192,7 +192,7 @@ final class SQLFetchTests: FetchTestCase {
         XCTAssertEqual(masked(lines)[0], "CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0 WHERE  t0.ZLENGTHKM > ? ORDER BY t0.Z_PK")
         let (_, firing) = try capturingSQL { _ = result[0].value(forKey: "name") }
         XCTAssertEqual(firing.filter { $0.hasPrefix("CoreData: sql:") }.count, 1)
-        XCTAssertTrue(firing[0].hasSuffix("WHERE t0.Z_PK IN (?)"), firing[0])
+        XCTAssertTrue(firing[0].hasSuffix("WHERE t0.Z_PK = ?"), firing[0])
     }
 
     func testBatchedFetchLoadsOneBatchAtATime() throws {

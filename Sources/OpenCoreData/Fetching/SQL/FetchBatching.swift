@@ -151,14 +151,14 @@ extension SQLiteStoreEngine {
         let unique = Array(Set(owners)).sorted()
         var start = 0
         while start < unique.count {
-            let chunk = unique[start..<min(start + Self.batchSizes.last!, unique.count)]
+            let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
             start += chunk.count
-            let size = Self.batchSizes.first { $0 >= chunk.count }!
+            let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
             let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
             let sql: String
             let fixedEntity: Int?
             switch storage {
-            case .foreignKey(let destination, let keyColumn, _):
+            case .foreignKey(let destination, let keyColumn, _), .hiddenKey(let destination, let keyColumn, _):
                 let table = destination.table
                 fixedEntity = table.hasSubentities ? nil : destination.number
                 sql = "SELECT t0.\(keyColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 WHERE  t0.\(keyColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"

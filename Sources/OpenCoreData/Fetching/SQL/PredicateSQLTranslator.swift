@@ -156,7 +156,7 @@ final class PredicateSQLTranslator {
     private func staticComparison(_ a: Any?, _ op: NSComparisonPredicate.Operator, _ b: Any?, _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
         let prepared = PreparedComparison(operator: op, right: NSExpression(forConstantValue: b), options: options)
         if prepared.regexError != nil { throw SQLUntranslatable("an invalid regular expression") }
-        return .constant(PredicateComparison.compare(a, op, prepared.hasConstant ? prepared.constant : b, options: options, prepared: prepared))
+        return .constant(PredicateComparison.compare(PredicateScalar(a), op, prepared.hasConstant ? prepared.constant : PredicateScalar(b), options: options, prepared: prepared))
     }
 
     /// A comparison of two single values (columns, objects, scalars or one constant).
@@ -343,7 +343,7 @@ final class PredicateSQLTranslator {
         }
         let alias = newAlias()
         switch storage {
-        case .foreignKey(let mapped, let keyColumn, _):
+        case .foreignKey(let mapped, let keyColumn, _), .hiddenKey(let mapped, let keyColumn, _):
             let sub = SQLScope(alias: alias, entity: destination, table: mapped.table, variable: variable, parent: scope, nullable: false)
             sub.from = "\(mapped.table.name) \(alias)"
             sub.link = " \(alias).\(keyColumn) = \(position.alias).Z_PK"

@@ -1,5 +1,5 @@
 import Foundation
-internal import CSQLite
+@_implementationOnly import CSQLite
 
 /// The SQLite functions and collations that let a fetch filter and sort in SQL with the
 /// same answers as `NSPredicate.evaluate(with:)` and `NSSortDescriptor` in memory.
@@ -131,13 +131,12 @@ enum SQLFunctions {
     /// once from the right-hand value kept on that argument (SQLite's auxiliary data) for
     /// as long as it stays the same.
     private static func evaluate(_ context: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>, op: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options) {
-        let left = swiftValue(values[0])
+        let left = scalar(values[0])
         let prepared: PreparedBox
         if let pointer = sqlite3_get_auxdata(context, 1) {
             prepared = Unmanaged<PreparedBox>.fromOpaque(pointer).takeUnretainedValue()
         } else {
-            let right = swiftValue(values[1])
-            prepared = PreparedBox(right: right, op: op, options: options)
+            prepared = PreparedBox(right: swiftValue(values[1]), op: op, options: options)
             sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(prepared).toOpaque()) { pointer in
                 if let pointer { Unmanaged<PreparedBox>.fromOpaque(pointer).release() }
             }
@@ -159,6 +158,19 @@ enum SQLFunctions {
             guard let bytes = sqlite3_value_blob(value) else { return Data() }
             return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
         default: return nil
+        }
+    }
+
+    /// A SQLite value classified as in-memory evaluation classifies the Swift value.
+    static func scalar(_ value: OpaquePointer?) -> PredicateScalar {
+        switch sqlite3_value_type(value) {
+        case SQLITE_TEXT:
+            guard let text = sqlite3_value_text(value) else { return .string("") }
+            return .string(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self))
+        case SQLITE_INTEGER: return .number(.int(sqlite3_value_int64(value)))
+        case SQLITE_FLOAT: return .number(.double(sqlite3_value_double(value)))
+        case SQLITE_NULL: return .null
+        default: return PredicateScalar(swiftValue(value))
         }
     }
 
@@ -197,11 +209,11 @@ private final class CollationBox {
 
 /// The right-hand value of a comparison and what was prepared from it.
 private final class PreparedBox {
-    let right: Any?
+    let right: PredicateScalar
     let prepared: PreparedComparison
 
     init(right: Any?, op: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options) {
-        self.right = right
+        self.right = PredicateScalar(right)
         prepared = PreparedComparison(operator: op, right: NSExpression(forConstantValue: right), options: options)
     }
 }
