@@ -40,7 +40,11 @@ open class NSFetchRequest<ResultType>: CustomStringConvertible {
     public var fetchLimit: Int = 0 { willSet { checkMutable() } }
     /// How many leading results to skip.
     public var fetchOffset: Int = 0 { willSet { checkMutable() } }
-    /// How many objects to load at a time; 0 loads all at once.
+    /// How many objects to load at a time; 0 loads all at once. With a batch size the
+    /// fetch reads only object IDs (`SELECT t0.Z_ENT, t0.Z_PK …`) and returns faults; the
+    /// first fault of each batch to fire loads the rows of its whole batch in one
+    /// statement. (Core Data returns a lazily loading array instead; a Swift `[T]` cannot
+    /// load lazily, so the batching happens when the objects are touched.)
     public var fetchBatchSize: Int = 0 { willSet { checkMutable() } }
     /// What the request returns: objects, object IDs, dictionaries or a count.
     public var resultType: NSFetchRequestResultType = .managedObjectResultType { willSet { checkMutable() } }
