@@ -176,7 +176,8 @@ extension NSManagedObjectContext {
         }
         let engine = route.store.engine
         // Rows when values are needed now; only keys for faults, IDs and batches.
-        let wantsRows = !route.isComplete || (request.includesPropertyValues && request.fetchBatchSize == 0)
+        let wantsRows = !route.isComplete || request.resultType == .dictionaryResultType
+            || (request.includesPropertyValues && request.fetchBatchSize == 0)
         var objects: [NSManagedObject]
         if wantsRows {
             let rows = try engine.fetchRows(route.query, includesSubentities: route.includesSubentities)
@@ -220,15 +221,9 @@ extension NSManagedObjectContext {
         return object
     }
 
-    /// The permanent ID of a row: the registered object's, else a new one.
+    /// The permanent ID of a row (IDs are equal by value; no object is registered).
     private func objectID(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObjectID? {
-        if let registered = registeredObject(for: key, in: store) { return registered.objectID }
-        return persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store)
-    }
-
-    private func registeredObject(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject? {
-        guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) else { return nil }
-        return registeredObject(for: id)
+        persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store)
     }
 
     /// What SQL left over: the residual predicate, the sort, then offset and limit.

@@ -211,6 +211,18 @@ final class SQLFetchTests: FetchTestCase {
         XCTAssertEqual(result.map { $0.value(forKey: "lengthKm") as? Double ?? -1 }, [5, 14, 22, 25, 38, 55])
     }
 
+    func testDictionaryResultsReadRowsInOneStatement() throws {
+        let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Trail")
+        dictionaries.resultType = .dictionaryResultType
+        dictionaries.propertiesToFetch = ["name"]
+        dictionaries.predicate = NSPredicate(format: "lengthKm >= 25")
+        dictionaries.sortDescriptors = [NSSortDescriptor(key: "lengthKm", ascending: true)]
+        dictionaries.fetchBatchSize = 2
+        let (result, lines) = try capturingSQL { try context.fetch(dictionaries) }
+        XCTAssertEqual(result.map { $0["name"] as? String }, ["Fimmvörðuháls", "熊野古道 中辺路", "Laugavegur"])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CoreData: sql:") }.count, 1, lines.joined(separator: "\n"))
+    }
+
     func testPrefetchingLoadsRelationshipsInOneStatementEach() throws {
         let trails = request("lengthKm > 20")
         trails.relationshipKeyPathsForPrefetching = ["country", "hikes"]
