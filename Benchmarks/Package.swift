@@ -27,6 +27,17 @@ let package = Package(
             ],
             path: "Sources/CoreDataBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
-        )
+        ),
+        // Fetches translated to SQL against the same queries on SQLite's C API:
+        // `swift run -c release --package-path Benchmarks fetch-benchmarks`.
+        .executableTarget(
+            name: "fetch-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/FetchBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ]
 )

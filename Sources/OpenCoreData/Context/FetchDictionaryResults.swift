@@ -179,6 +179,9 @@ struct FetchDictionaryResults {
         query.returnsDistinctResults = false
         query.fetchOffset = 0
         query.fetchLimit = 0
+        // Every row is read at once: one statement, no batches of faults.
+        query.fetchBatchSize = 0
+        query.returnsObjectsAsFaults = false
         if !sorted { query.sortDescriptors = nil }
         return try scratch.fetch(query)
     }

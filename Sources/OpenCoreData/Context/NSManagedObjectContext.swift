@@ -246,6 +246,7 @@ open class NSManagedObjectContext {
             return
         }
         var row = store.rowCache.row(for: key)
+        if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
         if row == nil, let fetched = try? store.engine.fetchRows(for: [key]).first {
             store.rowCache.store(fetched)
             row = fetched

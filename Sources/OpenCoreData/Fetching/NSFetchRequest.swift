@@ -40,7 +40,11 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
     public var fetchLimit: Int = 0 { willSet { checkMutable() } }
     /// How many leading results to skip.
     public var fetchOffset: Int = 0 { willSet { checkMutable() } }
-    /// How many objects to load at a time; 0 loads all at once.
+    /// How many objects to load at a time; 0 loads all at once. With a batch size the
+    /// fetch reads only object IDs (`SELECT t0.Z_ENT, t0.Z_PK …`) and returns faults; the
+    /// first fault of each batch to fire loads the rows of its whole batch in one
+    /// statement. (Core Data returns a lazily loading array instead; a Swift `[T]` cannot
+    /// load lazily, so the batching happens when the objects are touched.)
     public var fetchBatchSize: Int = 0 { willSet { checkMutable() } }
     /// What the request returns: objects, object IDs, dictionaries or a count.
     public var resultType: NSFetchRequestResultType = .managedObjectResultType { willSet { checkMutable() } }
@@ -63,6 +67,14 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
     public var havingPredicate: NSPredicate? { willSet { checkMutable() } }
     /// Whether objects already registered in the context are refreshed with the fetched values.
     public var shouldRefreshRefetchedObjects: Bool = false { willSet { checkMutable() } }
+    /// Whether the fetch reads the objects' values with their IDs. Defaults to `true`;
+    /// `false` fetches only IDs (`SELECT t0.Z_ENT, t0.Z_PK …`), and each object loads its
+    /// row when first touched.
+    public var includesPropertyValues: Bool = true { willSet { checkMutable() } }
+    /// Relationship key paths (`"trail"`, `"hikes"`, `"hikes.hikers"`) whose destinations
+    /// are fetched along with the results, one statement per relationship, instead of one
+    /// fault at a time.
+    public var relationshipKeyPathsForPrefetching: [String]? { willSet { checkMutable() } }
     /// Set on templates handed out by an immutable model: changing them is an error.
     var isImmutableTemplate = false
 

@@ -9,7 +9,6 @@ import Foundation
 /// object class the program has used.
 enum ManagedObjectClasses {
     private static let lock = NSLock()
-    private static var classesByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
     private static var knownModules: [String] = []
     /// Classes already noted, so inserting many objects costs one lookup each.
     private static var notedClasses: Set<ObjectIdentifier> = []
@@ -42,14 +41,21 @@ enum ManagedObjectClasses {
 
     /// The class to instantiate for objects of `entity`: the class the model names (or the
     /// nearest ancestor entity's), else `NSManagedObject`.
+    ///
+    /// The answer is kept on the entity (not in a table keyed by its address, which a later
+    /// entity can reuse once this one is freed). The lock makes that write safe when
+    /// contexts on several queues materialize objects at once.
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
-        let id = ObjectIdentifier(entity)
         lock.lock()
-        if let cached = classesByEntity[id] { lock.unlock(); return cached }
+        if let cached = entity.cachedObjectClass, cached.type != NSManagedObject.self || cached.modulesKnown == knownModules.count {
+            lock.unlock()
+            return cached.type
+        }
+        let modulesKnown = knownModules.count
         lock.unlock()
         let resolved = resolve(entity.managedObjectClassName) ?? entity.superentity.map(objectClass(for:)) ?? NSManagedObject.self
         lock.lock()
-        classesByEntity[id] = resolved
+        entity.cachedObjectClass = (resolved, modulesKnown)
         lock.unlock()
         return resolved
     }

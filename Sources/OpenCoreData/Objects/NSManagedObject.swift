@@ -235,4 +235,7 @@ struct ManagedObjectState {
     var changedKeys: Set<String> = []
     /// Relationships whose current value is in `values`.
     var loadedRelationships: Set<String> = []
+    /// The rows fetched together with this fault's (`fetchBatchSize`): firing any of them
+    /// loads the whole batch in one statement.
+    var fetchBatch: FetchBatch?
 }

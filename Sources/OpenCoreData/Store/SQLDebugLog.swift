@@ -1,7 +1,9 @@
 import Foundation
 
 /// Core Data's SQL debug output, switched on by launching a process with the arguments
-/// `-com.apple.CoreData.SQLDebug N`.
+/// `-com.apple.CoreData.SQLDebug N`, or from inside the program by setting the user
+/// default of that name (`UserDefaults.standard.set(1, forKey: "com.apple.CoreData.SQLDebug")`;
+/// removing it switches the output off again).
 ///
 /// Level 1 prints every statement (`CoreData: sql: …`) and the timing annotations of
 /// fetches and counts; level 2 and above also print each bound value
@@ -17,11 +19,22 @@ enum SQLDebugLog {
     /// The level given on the command line, read once.
     private static let launchLevel: Int = level(fromArguments: ProcessInfo.processInfo.arguments)
 
-    /// The level in force: a test's override, else the launch argument, else 0.
+    /// The user default Core Data reads its level from (launch arguments are one source
+    /// of user defaults on Darwin).
+    static let userDefaultsKey = "com.apple.CoreData.SQLDebug"
+
+    /// The level in force: a test's override, else the user default
+    /// `com.apple.CoreData.SQLDebug` (read at every statement, so a program can switch the
+    /// output on and off with `UserDefaults.standard.set(1, forKey:)` and
+    /// `removeObject(forKey:)`), else the launch argument, else 0.
     static var level: Int {
         lock.lock()
-        defer { lock.unlock() }
-        return overrideLevel ?? launchLevel
+        let override = overrideLevel
+        lock.unlock()
+        if let override { return override }
+        let defaults = UserDefaults.standard
+        if defaults.object(forKey: userDefaultsKey) != nil { return max(0, defaults.integer(forKey: userDefaultsKey)) }
+        return launchLevel
     }
 
     /// Replaces the launch argument's level; `nil` restores it. For tests.

@@ -44,6 +44,8 @@ final class SQLiteStoreEngine {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         self.database = try SQLiteDatabase(path: self.url?.path)
+        // The predicate and sort functions fetches translated to SQL call (Fetching/SQL).
+        if let handle = database.handle { SQLFunctions.register(on: handle) }
         do {
             try applyPragmas(options?["NSSQLitePragmasOption"] as? [String: Any] ?? [:], inMemory: inMemory)
             storedMetadata = try openOrCreateSchema()

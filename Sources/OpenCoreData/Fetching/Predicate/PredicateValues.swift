@@ -128,7 +128,11 @@ enum PredicateValues {
     /// Equality of two values that are neither strings, numbers, dates nor `nil`.
     static func equalValues(_ left: Any, _ right: Any, options: NSComparisonPredicate.Options) -> Bool {
         if type(of: left) is AnyClass, type(of: right) is AnyClass {
-            // Objects: managed objects, object IDs, Foundation objects.
+            // Objects: managed objects, object IDs, Foundation objects. A managed object
+            // equals its object ID, so that `SELF == %@` with an ID gives the same answer
+            // in memory as in the store's SQL.
+            if let object = left as? NSManagedObject, let id = right as? NSManagedObjectID { return object.objectID.isEqual(id) }
+            if let id = left as? NSManagedObjectID, let object = right as? NSManagedObject { return object.objectID.isEqual(id) }
             if let a = left as? NSObject, let b = right as? NSObject { return a.isEqual(b) }
             return (left as AnyObject) === (right as AnyObject)
         }

@@ -1,0 +1,188 @@
+import Foundation
+
+/// Rows fetched together because of `fetchBatchSize`.
+///
+/// Core Data returns a batched fetch as a special array that loads a batch of rows when
+/// an index in it is first read. A Swift `fetch` returns `[T]`, which cannot be lazy, so
+/// here the array holds faults (from one `SELECT t0.Z_ENT, t0.Z_PK …` up front), each
+/// knowing its batch: the first fault of a batch to fire loads the rows of the whole
+/// batch in one statement, and the rest fire from the row cache without SQL. Reading the
+/// results in order therefore costs one statement per batch, as in Core Data.
+final class FetchBatch {
+    /// The rows of the batch whose values were not cached when it was made.
+    let keys: [StoreKey]
+    private(set) var isLoaded = false
+
+    init(keys: [StoreKey]) {
+        self.keys = keys
+    }
+
+    func markLoaded() { isLoaded = true }
+}
+
+extension NSManagedObjectContext {
+    /// Splits `objects` into batches of `size`; faults whose rows are not cached get theirs.
+    func assignFetchBatches(_ objects: [NSManagedObject], size: Int, store: NSPersistentStore) {
+        var start = 0
+        while start < objects.count {
+            let chunk = objects[start..<min(start + size, objects.count)]
+            start += chunk.count
+            var members: [NSManagedObject] = []
+            var keys: [StoreKey] = []
+            for object in chunk where object.state.isFault {
+                guard let key = object.objectID.storeKey, store.rowCache.row(for: key) == nil else { continue }
+                members.append(object)
+                keys.append(key)
+            }
+            guard !keys.isEmpty else { continue }
+            let batch = FetchBatch(keys: keys)
+            for member in members { member.state.fetchBatch = batch }
+        }
+    }
+
+    /// Loads the rows of the batch `object` belongs to into the row cache, once, and returns
+    /// `object`'s row. Called when a fault of a batched fetch fires.
+    func loadFetchBatch(of object: NSManagedObject, key: StoreKey, store: NSPersistentStore) -> StoreRow? {
+        guard let batch = object.state.fetchBatch else { return nil }
+        object.state.fetchBatch = nil
+        guard !batch.isLoaded else { return nil }
+        batch.markLoaded()
+        let missing = batch.keys.filter { store.rowCache.row(for: $0) == nil }
+        guard let rows = try? store.engine.fetchRows(for: missing) else { return nil }
+        store.rowCache.store(rows)
+        return store.rowCache.row(for: key)
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the destinations of each relationship key path for all of `objects` at once:
+    /// a to-one's rows by primary key, a to-many's through its foreign key or join table,
+    /// one statement per relationship (per 512 owners). Objects whose relationship is
+    /// already loaded or changed are left as they are; ordered to-many relationships load
+    /// as usual, when touched.
+    func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject]) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for name in splitKeyPath(keyPath) where !level.isEmpty {
+                level = try prefetch(name, of: level)
+            }
+        }
+    }
+
+    /// Prefetches relationship `name` of `sources` and returns the destinations.
+    private func prefetch(_ name: String, of sources: [NSManagedObject]) throws -> [NSManagedObject] {
+        var destinations: [NSManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        func add(_ object: NSManagedObject) {
+            if seen.insert(ObjectIdentifier(object)).inserted { destinations.append(object) }
+        }
+        // Group by relationship (sources may be of several entities) and store.
+        var groups: [ObjectIdentifier: (NSRelationshipDescription, NSPersistentStore, [NSManagedObject])] = [:]
+        var order: [ObjectIdentifier] = []
+        for source in sources {
+            guard let relationship = source.entity.propertyTable.byName[name] as? NSRelationshipDescription else { continue }
+            guard let store = source.objectID.persistentStore, source.objectID.storeKey != nil,
+                !source.state.loadedRelationships.contains(name), !source.state.isInserted
+            else {
+                // Already loaded, or not stored: use what the object has.
+                for member in toManyMembers(source.value(forKey: name)) { add(member) }
+                if let single = source.value(forKey: name) as? NSManagedObject { add(single) }
+                continue
+            }
+            let groupKey = ObjectIdentifier(relationship)
+            if groups[groupKey] == nil { order.append(groupKey) }
+            groups[groupKey, default: (relationship, store, [])].2.append(source)
+        }
+        for groupKey in order {
+            let (relationship, store, members) = groups[groupKey]!
+            if relationship.isToMany {
+                for object in try prefetchToMany(relationship, of: members, store: store) { add(object) }
+            } else {
+                for object in try prefetchToOne(relationship, of: members, store: store) { add(object) }
+            }
+        }
+        return destinations
+    }
+
+    private func prefetchToOne(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: NSPersistentStore) throws -> [NSManagedObject] {
+        var keys: [StoreKey] = []
+        for source in sources {
+            let row = source.state.snapshot ?? source.objectID.storeKey.flatMap { store.rowCache.row(for: $0) }
+            if let key = row?.toOne[relationship.name] { keys.append(key) }
+        }
+        let missing = Array(Set(keys.filter { store.rowCache.row(for: $0) == nil }))
+        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+        return keys.map { object(for: $0, in: store) }
+    }
+
+    private func prefetchToMany(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: NSPersistentStore) throws -> [NSManagedObject] {
+        guard !relationship.isOrdered else {
+            return sources.flatMap { toManyMembers($0.value(forKey: relationship.name)) }
+        }
+        let owners = sources.compactMap { $0.objectID.storeKey?.primaryKey }
+        let pairs = try store.engine.destinationKeys(of: relationship, fromOwners: owners)
+        var byOwner: [Int64: [StoreKey]] = [:]
+        for (owner, destination) in pairs { byOwner[owner, default: []].append(destination) }
+        let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
+        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+        var destinations: [NSManagedObject] = []
+        for source in sources {
+            guard let owner = source.objectID.storeKey?.primaryKey else { continue }
+            let members = (byOwner[owner] ?? []).map { object(for: $0, in: store) }
+            source.fulfillFaultIfNeeded()
+            guard !source.state.loadedRelationships.contains(relationship.name) else { continue }
+            source.state.values[relationship.name] = Set(members)
+            source.state.loadedRelationships.insert(relationship.name)
+            destinations.append(contentsOf: members)
+        }
+        return destinations
+    }
+}
+
+extension SQLiteStoreEngine {
+    /// `(owner, destination)` pairs of a to-many relationship for many owners at once:
+    /// `SELECT t0.ZTRAIL, t0.Z_ENT, t0.Z_PK FROM ZHIKE t0 WHERE  t0.ZTRAIL IN (?, …)`, or
+    /// the join table's two columns for a many-to-many relationship.
+    func destinationKeys(of relationship: NSRelationshipDescription, fromOwners owners: [Int64]) throws -> [(Int64, StoreKey)] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let storage = schema.toMany(relationship) else { return [] }
+        var pairs: [(Int64, StoreKey)] = []
+        let unique = Array(Set(owners)).sorted()
+        var start = 0
+        while start < unique.count {
+            let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
+            start += chunk.count
+            let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
+            let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
+            let sql: String
+            let fixedEntity: Int?
+            switch storage {
+            case .foreignKey(let destination, let keyColumn, _), .hiddenKey(let destination, let keyColumn, _):
+                let table = destination.table
+                fixedEntity = table.hasSubentities ? nil : destination.number
+                sql = "SELECT t0.\(keyColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 WHERE  t0.\(keyColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"
+            case .joinTable(let join, let ownColumn, let otherColumn, _, let destination):
+                let table = destination.table
+                fixedEntity = table.hasSubentities ? nil : destination.number
+                sql = "SELECT t1.\(ownColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE  t1.\(ownColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"
+            }
+            let statement = try database.statement(sql)
+            var index: Int32 = 1
+            for owner in chunk {
+                statement.bindKey(owner, at: index)
+                index += 1
+            }
+            while index <= Int32(size) {
+                statement.bindKey(chunk.last!, at: index)
+                index += 1
+            }
+            defer { statement.reset() }
+            while try statement.step() {
+                let number = fixedEntity ?? Int(statement.int64(1))
+                pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))
+            }
+        }
+        return pairs
+    }
+}

@@ -1,0 +1,757 @@
+import Foundation
+
+/// Why a predicate or sort descriptor (or a part of one) is evaluated in memory instead
+/// of in SQL.
+struct SQLUntranslatable: Error, CustomStringConvertible {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { reason }
+}
+
+/// Translates predicates and sort descriptors into SQL against Core Data's schema, with
+/// results identical to in-memory evaluation (`evaluate(with:)`, `NSSortDescriptor`).
+///
+/// - Key paths through to-one relationships become `LEFT OUTER JOIN`s (a missing related
+///   object reads as `nil`, as in memory); through to-many relationships, correlated
+///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, `NONE`,
+///   `CONTAINS` and `IN` on collections) and `(SELECT COUNT(*) …)` for `@count` and
+///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries.
+/// - String comparisons go through the functions of ``SQLFunctions``, which call the
+///   in-memory comparison code, so folding and canonical equivalence are Foundation's.
+/// - SQL's NULL is kept out of the logic: `!=` is `IS NOT`, comparisons that may be NULL
+///   are read as false before `NOT`, so `nil != "x"` is true, as in memory.
+/// - Values are bound, never spliced into the text.
+///
+/// Anything else throws ``SQLUntranslatable``, and the caller evaluates in memory.
+final class PredicateSQLTranslator {
+    let schema: StoreSchema
+    /// The scope of the fetched rows, alias `t0`.
+    let root: SQLScope
+    /// Tables (entity and join tables) the statement reads: pending changes to any of them
+    /// make SQL answers stale.
+    private(set) var tables: Set<String> = []
+    private var aliasCount = 0
+
+    init(schema: StoreSchema, entity: StoreEntity) {
+        self.schema = schema
+        root = SQLScope(alias: "t0", entity: entity.entity, table: entity.table, variable: nil, parent: nil, nullable: false)
+        tables.insert(entity.table.name)
+    }
+
+    /// The `LEFT OUTER JOIN`s the root scope needs (after `FROM ZX t0`).
+    var rootJoins: String { root.joinSQL }
+
+    /// Runs `body`; if it throws, forgets the joins and tables it added, so that a part
+    /// left to memory leaves no trace in the statement.
+    func attempt<T>(_ body: () throws -> T) throws -> T {
+        let saved = (root.joinSQL, root.joins, tables, aliasCount)
+        do {
+            return try body()
+        } catch {
+            (root.joinSQL, root.joins, tables, aliasCount) = saved
+            throw error
+        }
+    }
+
+    // MARK: Predicates
+
+    /// The predicate as a WHERE condition on `t0`.
+    func condition(_ predicate: NSPredicate) throws -> SQLFragment {
+        try translate(predicate, in: root)
+    }
+
+    private func translate(_ predicate: NSPredicate, in scope: SQLScope) throws -> SQLFragment {
+        switch predicate.kind {
+        case .value(let value): return .constant(value)
+        case .block: throw SQLUntranslatable("a block predicate")
+        case .tree: break
+        }
+        if let compound = predicate as? NSCompoundPredicate {
+            switch compound.compoundPredicateType {
+            case .and: return .compound(try compound.predicates.map { try translate($0, in: scope) }, and: true)
+            case .or: return .compound(try compound.predicates.map { try translate($0, in: scope) }, and: false)
+            case .not:
+                guard let first = compound.predicates.first else { return .alwaysTrue }
+                return try translate(first, in: scope).negated()
+            }
+        }
+        if let comparison = predicate as? NSComparisonPredicate { return try translate(comparison, in: scope) }
+        throw SQLUntranslatable("a predicate of class \(type(of: predicate))")
+    }
+
+    private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
+        let op = comparison.effectiveOperator
+        let options = comparison.options
+        let left = try operand(comparison.leftExpression, in: scope)
+        let right = try operand(comparison.rightExpression, in: scope)
+        switch comparison.comparisonPredicateModifier {
+        case .direct:
+            return try direct(left, op, right, options, in: scope)
+        case .any, .all:
+            let any = comparison.comparisonPredicateModifier == .any
+            if case .toMany(let from, let relationship, let rest) = left {
+                if any {
+                    return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
+                        try self.direct(element, op, right, options, in: inner)
+                    }
+                }
+                return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
+                    try self.direct(element, op, right, options, in: inner).negated()
+                }.negated()
+            }
+            // A single value is its own one-element collection; nil is an empty one.
+            guard let test = left.nullTest else { throw SQLUntranslatable("\(any ? "ANY" : "ALL") of a constant") }
+            let body = try direct(left, op, right, options, in: scope)
+            return any
+                ? .compound([SQLFragment(" " + test + " IS NOT NULL"), body], and: true)
+                : .compound([SQLFragment(" " + test + " IS NULL"), body.twoValued()], and: false)
+        }
+    }
+
+    // MARK: Comparisons
+
+    /// `left op right` without a modifier.
+    private func direct(_ left: SQLOperand, _ op: NSComparisonPredicate.Operator, _ right: SQLOperand,
+                        _ options: NSComparisonPredicate.Options, in scope: SQLScope) throws -> SQLFragment {
+        if case .constant(let a) = left, case .constant(let b) = right { return try staticComparison(a, op, b, options) }
+        switch op {
+        case .in:
+            if case .toMany(let from, let relationship, let rest) = right {
+                return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
+                    try self.direct(left, .equalTo, element, options, in: inner)
+                }
+            }
+            guard case .constant(let value) = right else { throw SQLUntranslatable("IN with a right side that is not a constant collection") }
+            return try inList(left, value, options)
+        case .contains:
+            if case .toMany(let from, let relationship, let rest) = left {
+                return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
+                    try self.direct(element, .equalTo, right, options, in: inner)
+                }
+            }
+            // `{a, b} CONTAINS x` is `x IN {a, b}`.
+            if case .constant(let value) = left, let container = unwrapAny(value), PredicateValues.string(container) == nil,
+                collectionOrDictionaryElements(container) != nil
+            {
+                return try inList(right, value, options)
+            }
+        case .between:
+            guard case .constant(let value) = right else { throw SQLUntranslatable("BETWEEN with bounds that are not constant") }
+            guard let bounds = unwrapAny(value).flatMap(collectionElements), bounds.count == 2 else { return .alwaysFalse }
+            return .compound([
+                try direct(left, .greaterThanOrEqualTo, .constant(bounds[0]), options, in: scope),
+                try direct(left, .lessThanOrEqualTo, .constant(bounds[1]), options, in: scope),
+            ], and: true)
+        default:
+            break
+        }
+        if case .toMany = left { throw SQLUntranslatable("a to-many key path compared without ANY or ALL") }
+        if case .toMany = right { throw SQLUntranslatable("a to-many key path on the right of \(op)") }
+        if case .subquery = left { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
+        if case .subquery = right { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
+        return try binary(left, op, right, options)
+    }
+
+    /// Both sides constant: the answer, computed now by the in-memory code.
+    private func staticComparison(_ a: Any?, _ op: NSComparisonPredicate.Operator, _ b: Any?, _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
+        let prepared = PreparedComparison(operator: op, right: NSExpression(forConstantValue: b), options: options)
+        if prepared.regexError != nil { throw SQLUntranslatable("an invalid regular expression") }
+        return .constant(PredicateComparison.compare(PredicateScalar(a), op, prepared.hasConstant ? prepared.constant : PredicateScalar(b), options: options, prepared: prepared))
+    }
+
+    /// A comparison of two single values (columns, objects, scalars or one constant).
+    private func binary(_ left: SQLOperand, _ op: NSComparisonPredicate.Operator, _ right: SQLOperand,
+                        _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
+        // Objects: identity by primary key.
+        if left.isObject || right.isObject { return try objectComparison(left, op, right) }
+        // nil on one side.
+        if case .constant(let value) = right, isNilValue(value) { return try nilComparison(left, op) }
+        if case .constant(let value) = left, isNilValue(value) { return try nilComparison(right, op) }
+
+        guard let kind = left.kind ?? right.kind else { throw SQLUntranslatable("a comparison of unsupported values") }
+        if let leftKind = left.kind, let rightKind = right.kind, leftKind != rightKind {
+            throw SQLUntranslatable("a comparison of a \(leftKind) with a \(rightKind) key path")
+        }
+        // Render each side: a column or scalar as SQL, a constant as a bound value.
+        var parts: [(sql: String, binds: [SQLBind], nullable: Bool)] = []
+        for side in [left, right] {
+            switch side {
+            case .constant(let value):
+                switch try Self.bindValue(value!, kind: kind) {
+                case .bound(let bind): parts.append(("?", [bind], false))
+                case .mismatch: return .constant(op == .notEqualTo)
+                }
+            default:
+                guard let sql = side.valueSQL else { throw SQLUntranslatable("a comparison of unsupported values") }
+                parts.append((sql.sql, sql.binds, side.isNullable))
+            }
+        }
+        let (a, b) = (parts[0], parts[1])
+        let binds = a.binds + b.binds
+        let bothColumns = !left.isConstant && !right.isConstant
+        let nullable = a.nullable || b.nullable
+
+        if kind == .string {
+            let folding = !PredicateStrings.foldingOptions(options).isEmpty
+            switch op {
+            case .equalTo where !folding:
+                return SQLFragment(" \(a.sql) \(bothColumns ? "IS" : "=") \(b.sql)", binds, nullable: !bothColumns && nullable)
+            case .notEqualTo where !folding:
+                return SQLFragment(" \(a.sql) IS NOT \(b.sql)", binds)
+            case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+                return SQLFragment(" NSCoreDataStringCompare(\(a.sql), \(b.sql), \(op.rawValue), \(SQLFunctions.optionBits(options)), 0)", binds)
+            case .beginsWith, .endsWith, .contains:
+                return SQLFragment(" NSCoreDataStringSearch( \(a.sql), \(b.sql), \(SQLFunctions.searchFlags(op, options)), 0)", binds)
+            case .like:
+                return SQLFragment(" NSCoreDataLike( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds)
+            case .matches:
+                if case .constant(let pattern) = right, let text = pattern.flatMap({ PredicateValues.string($0) }) {
+                    let stripped = PredicateStrings.fold(text, options.subtracting(.caseInsensitive))
+                    if (try? PredicateStrings.regularExpression(stripped, caseInsensitive: options.contains(.caseInsensitive))) == nil {
+                        throw SQLUntranslatable("an invalid regular expression")
+                    }
+                }
+                return SQLFragment(" NSCoreDataMatches( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds)
+            default:
+                throw SQLUntranslatable("operator \(op) on strings")
+            }
+        }
+        switch op {
+        case .equalTo:
+            return SQLFragment(" \(a.sql) \(bothColumns ? "IS" : "=") \(b.sql)", binds, nullable: !bothColumns && nullable)
+        case .notEqualTo:
+            return SQLFragment(" \(a.sql) IS NOT \(b.sql)", binds)
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            let symbol = [NSComparisonPredicate.Operator.lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">="][op]!
+            switch kind {
+            case .binary: return .alwaysFalse
+            case .uri: return SQLFragment(" \(a.sql) \(symbol) \(b.sql) COLLATE NSCollateCanonical", binds, nullable: nullable)
+            default: return SQLFragment(" \(a.sql) \(symbol) \(b.sql)", binds, nullable: nullable)
+            }
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            // String operators on anything else are false, as in memory.
+            return .alwaysFalse
+        default:
+            throw SQLUntranslatable("operator \(op) on \(kind) values")
+        }
+    }
+
+    /// `x == nil`, `x != nil`; every other operator with nil is false.
+    private func nilComparison(_ side: SQLOperand, _ op: NSComparisonPredicate.Operator) throws -> SQLFragment {
+        guard let test = side.nullTest else { throw SQLUntranslatable("nil compared with \(side)") }
+        switch op {
+        case .equalTo: return SQLFragment(" " + test + " IS NULL", side.valueSQL?.binds ?? [])
+        case .notEqualTo: return SQLFragment(" " + test + " IS NOT NULL", side.valueSQL?.binds ?? [])
+        default: return .alwaysFalse
+        }
+    }
+
+    /// `SELF == %@`, `trail == %@`, `trail != nil` and the like: objects are equal when they
+    /// are the same row (an object and its object ID count as the same).
+    private func objectComparison(_ left: SQLOperand, _ op: NSComparisonPredicate.Operator, _ right: SQLOperand) throws -> SQLFragment {
+        let (objectSide, other) = left.isObject ? (left, right) : (right, left)
+        guard case .object(let ref) = objectSide else { throw SQLUntranslatable("an object comparison") }
+        switch other {
+        case .constant(let value):
+            if isNilValue(value) { return try nilComparison(objectSide, op) }
+            guard op == .equalTo || op == .notEqualTo else {
+                // Objects have no order; string operators on objects are false.
+                if [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .beginsWith, .endsWith, .like, .matches, .contains].contains(op) {
+                    return .alwaysFalse
+                }
+                throw SQLUntranslatable("operator \(op) on objects")
+            }
+            guard let key = Self.storeKey(of: value!, in: ref.table, schema: schema) else { return .constant(op == .notEqualTo) }
+            return op == .equalTo
+                ? SQLFragment(" \(ref.pk) = ?", [.key(key)], nullable: ref.nullable)
+                : SQLFragment(" \(ref.pk) IS NOT ?", [.key(key)])
+        case .object(let otherRef) where otherRef.table === ref.table && (op == .equalTo || op == .notEqualTo):
+            return SQLFragment(" \(ref.pk) \(op == .equalTo ? "IS" : "IS NOT") \(otherRef.pk)")
+        default:
+            throw SQLUntranslatable("an object compared with \(other)")
+        }
+    }
+
+    /// `x IN {a, b, …}`: `x IN (?, ?)`, or one `NSCoreDataStringCompare` per element with
+    /// `[c]`/`[d]`; a nil element adds `x IS NULL`; elements of another type never match.
+    private func inList(_ left: SQLOperand, _ value: Any?, _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
+        guard let container = unwrapAny(value), !(container is NSNull) else { return .alwaysFalse }
+        if PredicateValues.string(container) != nil { throw SQLUntranslatable("IN with a string on the right (a substring test)") }
+        guard let elements = collectionOrDictionaryElements(container) else { return .alwaysFalse }
+        guard let test = left.nullTest, let leftSQL = left.valueSQL else { throw SQLUntranslatable("IN on \(left)") }
+        let hasNil = elements.contains { isNilValue($0) }
+        let values = elements.filter { !isNilValue($0) }
+        var binds: [SQLBind] = []
+        if case .object(let ref) = left {
+            for element in values {
+                if let key = Self.storeKey(of: element, in: ref.table, schema: schema) { binds.append(.key(key)) }
+            }
+        } else {
+            guard let kind = left.kind ?? nil else { throw SQLUntranslatable("IN on \(left)") }
+            if kind == .string, !PredicateStrings.foldingOptions(options).isEmpty {
+                var tests: [SQLFragment] = []
+                for element in values {
+                    guard let text = PredicateValues.string(element) else { continue }
+                    tests.append(SQLFragment(" NSCoreDataStringCompare(\(leftSQL.sql), ?, \(NSComparisonPredicate.Operator.equalTo.rawValue), \(SQLFunctions.optionBits(options)), 0)", leftSQL.binds + [.text(text)]))
+                }
+                if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
+                return .compound(tests, and: false)
+            }
+            for element in values {
+                if case .bound(let bind) = try Self.bindValue(element, kind: kind) { binds.append(bind) }
+            }
+        }
+        var tests: [SQLFragment] = []
+        if !binds.isEmpty {
+            let placeholders = Array(repeating: "?", count: binds.count).joined(separator: ", ")
+            var all = leftSQL.binds
+            all.append(contentsOf: binds)
+            tests.append(SQLFragment(" \(leftSQL.sql) IN (\(placeholders))", all, nullable: left.isNullable))
+        }
+        if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
+        return .compound(tests, and: false)
+    }
+
+    // MARK: To-many relationships
+
+    /// `EXISTS (SELECT 1 FROM <destination> tN WHERE <link> AND <body>)`: some element of
+    /// the to-many relationship (the path `rest` applied to each, flattened as key-value
+    /// coding flattens nested collections) satisfies `body`.
+    private func anyElement(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope,
+                            _ body: (SQLOperand, SQLScope) throws -> SQLFragment) throws -> SQLFragment {
+        let sub = try enter(relationship, from: position, in: scope, variable: nil)
+        let element = try resolve(rest, from: sub.position, in: sub)
+        let inner: SQLFragment
+        if case .toMany(let from, let nested, let nestedRest) = element {
+            inner = try anyElement(from: from, nested, nestedRest, in: sub, body)
+        } else {
+            inner = try body(element, sub)
+        }
+        return exists(sub, inner)
+    }
+
+    private func exists(_ sub: SQLScope, _ inner: SQLFragment) -> SQLFragment {
+        if inner.isAlwaysFalse { return .alwaysFalse }
+        let condition = SQLFragment.compound([SQLFragment(sub.link), inner], and: true)
+        return SQLFragment(" EXISTS (SELECT 1 FROM \(sub.from)\(sub.joinSQL) WHERE \(condition.sql))", condition.binds)
+    }
+
+    /// A scope over the destinations of `relationship` from `position`.
+    private func enter(_ relationship: NSRelationshipDescription, from position: SQLPosition, in scope: SQLScope, variable: String?) throws -> SQLScope {
+        guard let storage = schema.toMany(relationship), let destination = relationship.destinationEntity else {
+            throw SQLUntranslatable("relationship \(relationship.name) is not stored")
+        }
+        let alias = newAlias()
+        switch storage {
+        case .foreignKey(let mapped, let keyColumn, _), .hiddenKey(let mapped, let keyColumn, _):
+            let sub = SQLScope(alias: alias, entity: destination, table: mapped.table, variable: variable, parent: scope, nullable: false)
+            sub.from = "\(mapped.table.name) \(alias)"
+            sub.link = " \(alias).\(keyColumn) = \(position.alias).Z_PK"
+            tables.insert(mapped.table.name)
+            return sub
+        case .joinTable(let join, let ownColumn, let otherColumn, _, let mapped):
+            let joinAlias = newAlias()
+            let sub = SQLScope(alias: alias, entity: destination, table: mapped.table, variable: variable, parent: scope, nullable: false)
+            sub.from = "\(join.name) \(joinAlias) JOIN \(mapped.table.name) \(alias) ON \(alias).Z_PK = \(joinAlias).\(otherColumn)"
+            sub.link = " \(joinAlias).\(ownColumn) = \(position.alias).Z_PK"
+            tables.insert(join.name)
+            tables.insert(mapped.table.name)
+            return sub
+        }
+    }
+
+    /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` of a to-many relationship; a path
+    /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``.
+    private func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
+        guard let first = rest.first, first.hasPrefix("@") else { return .toMany(position, relationship, rest) }
+        let sub = try enter(relationship, from: position, in: scope, variable: nil)
+        let function: String
+        var kinds: Set<SQLValueKind> = [.number]
+        switch first {
+        case "@count":
+            guard rest.count == 1 else { throw SQLUntranslatable("a key path after @count") }
+            return .scalar(aggregate(sub, "COUNT(*)", owner: position), .number, nullable: position.nullable)
+        case "@sum": function = "IFNULL(SUM(%@), 0)"
+        case "@avg": function = "IFNULL(AVG(%@), 0)"
+        case "@min": function = "MIN(%@)"; kinds.insert(.date)
+        case "@max": function = "MAX(%@)"; kinds.insert(.date)
+        default: throw SQLUntranslatable("collection operator \(first)")
+        }
+        guard rest.count == 2, case .attribute(let column, let kind) = try resolve([rest[1]], from: sub.position, in: sub), kinds.contains(kind) else {
+            throw SQLUntranslatable("\(first) of something other than a numeric attribute")
+        }
+        let nullable = position.nullable || first == "@min" || first == "@max"
+        return .scalar(aggregate(sub, function.replacingOccurrences(of: "%@", with: column), owner: position), kind, nullable: nullable)
+    }
+
+    /// `(SELECT <function> FROM … WHERE <link> [AND <condition>])`, or NULL when the owner
+    /// row is missing (a nil to-one on the way), as a key path through nil is nil.
+    private func aggregate(_ sub: SQLScope, _ function: String, owner: SQLPosition, condition: SQLFragment? = nil) -> SQLFragment {
+        let whereClause = SQLFragment.compound([SQLFragment(sub.link)] + (condition.map { [$0] } ?? []), and: true)
+        let select = "(SELECT \(function) FROM \(sub.from)\(sub.joinSQL) WHERE \(whereClause.sql))"
+        if owner.nullable {
+            return SQLFragment("CASE WHEN \(owner.alias).Z_PK IS NULL THEN NULL ELSE \(select) END", whereClause.binds)
+        }
+        return SQLFragment(select, whereClause.binds)
+    }
+
+    // MARK: Operands
+
+    /// What an expression stands for in SQL.
+    private func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
+        switch expression.node {
+        case .constant(let value):
+            return .constant(value)
+        case .evaluatedObject:
+            return .object(scope.position.objectRef)
+        case .keyPath(_, let components):
+            return try resolve(components, from: scope.position, in: scope)
+        case .variable(let name):
+            guard let bound = scope.scope(forVariable: name) else { throw SQLUntranslatable("variable $\(name) is not substituted") }
+            return .object(bound.position.objectRef)
+        case .subquery(let collection, let variable, let predicate):
+            return .subquery(collection, variable, predicate)
+        case .function("valueForKeyPath:", let base?, let arguments):
+            guard let key = arguments.first?.constantValue.flatMap({ PredicateValues.string($0) }) else {
+                throw SQLUntranslatable("a key path that is not constant")
+            }
+            let components = splitKeyPath(key)
+            switch try operand(base, in: scope) {
+            case .object(let ref):
+                return try resolve(components, from: position(of: ref, in: scope), in: scope)
+            case .toMany(let from, let relationship, let rest):
+                return try toMany(from: from, relationship, rest + components, in: scope)
+            case .subquery(let collection, let variable, let predicate) where components == ["@count"]:
+                return try subqueryCount(collection, variable, predicate, in: scope)
+            default:
+                throw SQLUntranslatable("a key path on \(base)")
+            }
+        default:
+            if Self.isConstant(expression) {
+                return .constant(expression.value(of: nil, PredicateEvaluationContext(variables: [:])))
+            }
+            throw SQLUntranslatable("expression \(expression)")
+        }
+    }
+
+    /// `SUBQUERY(collection, $x, predicate).@count`.
+    private func subqueryCount(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, in scope: SQLScope) throws -> SQLOperand {
+        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
+        let sub = try enter(relationship, from: from, in: scope, variable: variable)
+        let condition = try translate(predicate, in: sub)
+        return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// Whether the expression's value is the same for every object (no key paths, no
+    /// variables, no random numbers): it is computed once, in memory.
+    static func isConstant(_ expression: NSExpression) -> Bool {
+        switch expression.node {
+        case .constant: return true
+        case .aggregate(let items): return items.allSatisfy(isConstant)
+        case .function(let name, let operand, let arguments):
+            return operand == nil && !name.hasPrefix("random") && arguments.allSatisfy(isConstant)
+        default: return false
+        }
+    }
+
+    /// Walks `components` from `position`: attributes become columns, to-one relationships
+    /// joins, a to-many relationship stops the walk.
+    private func resolve(_ components: [String], from start: SQLPosition, in scope: SQLScope) throws -> SQLOperand {
+        var position = start
+        var index = 0
+        while index < components.count {
+            let key = components[index]
+            let isLast = index == components.count - 1
+            if key == "self" || key == "SELF" {
+                index += 1
+                if isLast { return .object(position.objectRef) }
+                continue
+            }
+            if key.hasPrefix("@") { throw SQLUntranslatable("collection operator \(key) on a single object") }
+            guard let property = position.entity.propertyTable.byName[key] else {
+                throw SQLUntranslatable("\(position.entity.name ?? "?") has no property \(key)")
+            }
+            if let attribute = property as? NSAttributeDescription {
+                guard isLast else { throw SQLUntranslatable("a key path through attribute \(key)") }
+                guard let column = position.table.column(for: attribute), case .attribute(_, let storage) = column.role else {
+                    throw SQLUntranslatable("attribute \(key) is not stored")
+                }
+                guard let kind = SQLValueKind(storage) else { throw SQLUntranslatable("attribute \(key) of type \(storage)") }
+                return .attribute("\(position.alias).\(column.name)", kind)
+            }
+            guard let relationship = property as? NSRelationshipDescription else { throw SQLUntranslatable("property \(key)") }
+            if relationship.isToMany {
+                return try toMany(from: position, relationship, Array(components[(index + 1)...]), in: scope)
+            }
+            guard let column = position.table.column(for: relationship),
+                let destination = relationship.destinationEntity, let mapped = schema.entity(destination)
+            else { throw SQLUntranslatable("relationship \(key) is not stored") }
+            if isLast {
+                return .object(SQLObjectRef(pk: "\(position.alias).\(column.name)", table: mapped.table, nullable: true, position: nil, via: (position, relationship)))
+            }
+            position = join(position, relationship, in: scope)
+            index += 1
+        }
+        return .object(position.objectRef)
+    }
+
+    /// The row an object reference names, joining it in when it is a foreign key.
+    private func position(of ref: SQLObjectRef, in scope: SQLScope) throws -> SQLPosition {
+        if let position = ref.position { return position }
+        guard let (from, relationship) = ref.via else { throw SQLUntranslatable("a key path on an object") }
+        return join(from, relationship, in: scope)
+    }
+
+    /// `LEFT OUTER JOIN <destination> tN ON <alias>.<FK> = tN.Z_PK`, once per path.
+    private func join(_ position: SQLPosition, _ relationship: NSRelationshipDescription, in scope: SQLScope) -> SQLPosition {
+        let key = position.alias + "." + relationship.name
+        if let existing = scope.joins[key] { return existing }
+        let destination = relationship.destinationEntity!
+        let mapped = schema.entity(destination)!
+        let column = position.table.column(for: relationship)!
+        let alias = newAlias()
+        scope.joinSQL += " LEFT OUTER JOIN \(mapped.table.name) \(alias) ON \(position.alias).\(column.name) = \(alias).Z_PK"
+        tables.insert(mapped.table.name)
+        let joined = SQLPosition(alias: alias, entity: destination, table: mapped.table, nullable: true)
+        scope.joins[key] = joined
+        return joined
+    }
+
+    private func newAlias() -> String {
+        aliasCount += 1
+        return "t\(aliasCount)"
+    }
+
+    // MARK: Sorting
+
+    /// `ORDER BY` terms for `descriptors` (without the keywords), each string attribute
+    /// with the collation of its selector, ending with `t0.Z_PK` so that ties keep the
+    /// order the in-memory sort (stable, over rows in primary-key order) gives them.
+    func orderBy(_ descriptors: [NSSortDescriptor]) throws -> String {
+        var terms: [String] = []
+        for descriptor in descriptors {
+            guard descriptor.block == nil else { throw SQLUntranslatable("a sort descriptor with a comparator") }
+            guard let key = descriptor.key else {
+                throw SQLUntranslatable("a sort descriptor without a key")
+            }
+            guard case .attribute(let column, let kind) = try resolve(splitKeyPath(key), from: root.position, in: root) else {
+                throw SQLUntranslatable("sorting by \(key), which is not an attribute")
+            }
+            var term = column
+            switch kind {
+            case .string: term += " COLLATE " + SQLFunctions.collationName(descriptor.method)
+            case .uri: term += " COLLATE NSCollateCanonical"
+            case .binary: throw SQLUntranslatable("sorting by binary attribute \(key)")
+            case .number, .date, .uuid: break
+            }
+            if !descriptor.ascending { term += " DESC" }
+            terms.append(term)
+        }
+        terms.append("t0.Z_PK")
+        return terms.joined(separator: ", ")
+    }
+
+    // MARK: Constants
+
+    enum Binding {
+        case bound(SQLBind)
+        /// The constant can never equal a value of the column's type.
+        case mismatch
+    }
+
+    /// `value` bound for a column of `kind`, or `.mismatch` when predicate comparison would
+    /// never find them equal or ordered (a string against a number, say).
+    static func bindValue(_ value: Any, kind: SQLValueKind) throws -> Binding {
+        let value = unwrapAny(value) ?? NSNull()
+        switch kind {
+        case .string:
+            return PredicateValues.string(value).map { .bound(.text($0)) } ?? .mismatch
+        case .number:
+            guard let number = PredicateValues.number(value) else { return .mismatch }
+            switch number {
+            case .int(let int): return .bound(.integer(int))
+            case .uint(let uint):
+                if let int = Int64(exactly: uint) { return .bound(.integer(int)) }
+                throw SQLUntranslatable("an unsigned number beyond Int64")
+            case .double(let double): return .bound(.real(double))
+            case .decimal(let decimal):
+                if let int = Int64(exactly: NSDecimalNumber(decimal: decimal).doubleValue), Decimal(int) == decimal { return .bound(.integer(int)) }
+                throw SQLUntranslatable("a decimal constant")
+            }
+        case .date:
+            return PredicateValues.date(value).map { .bound(.timestamp($0.timeIntervalSinceReferenceDate)) } ?? .mismatch
+        case .uuid:
+            let uuid: UUID? = (value as? UUID) ?? (value as? NSUUID).map { $0 as UUID }
+            return uuid.map { id in .bound(.blob(withUnsafeBytes(of: id.uuid) { Data($0) })) } ?? .mismatch
+        case .uri:
+            guard let url = (value as? URL) ?? (value as? NSURL).map({ $0 as URL }) else { return .mismatch }
+            guard url.baseURL == nil else { throw SQLUntranslatable("a relative URL constant") }
+            return .bound(.text(url.absoluteString))
+        case .binary:
+            if let data = value as? Data { return .bound(.blob(data)) }
+            if let data = value as? NSData { return .bound(.blob(Data(referencing: data))) }
+            return .mismatch
+        }
+    }
+
+    /// The primary key of `value` (a managed object or object ID) when it is a saved row of
+    /// `table`; `nil` when it cannot be a row there (another table, a temporary ID).
+    static func storeKey(of value: Any, in table: StoreTable, schema: StoreSchema) -> Int64? {
+        let id: NSManagedObjectID
+        switch unwrapAny(value) {
+        case let object as NSManagedObject: id = object.objectID
+        case let objectID as NSManagedObjectID: id = objectID
+        default: return nil
+        }
+        guard let key = id.storeKey, let mapped = schema.entity(number: key.entityNumber), mapped.table === table,
+            mapped.entity === id.entity
+        else { return nil }
+        return key.primaryKey
+    }
+}
+
+// MARK: - Scopes and operands
+
+/// The types of values SQL compares the way predicates do.
+enum SQLValueKind: String {
+    case string, number, date, uuid, uri, binary
+
+    init?(_ storage: AttributeStorage) {
+        switch storage {
+        case .string: self = .string
+        case .uri: self = .uri
+        case .integer16, .integer32, .integer64, .boolean, .double, .float: self = .number
+        case .date: self = .date
+        case .uuid: self = .uuid
+        case .binary: self = .binary
+        case .decimal, .externalBinary, .transformable: return nil
+        }
+    }
+}
+
+/// A row reachable in SQL: `t0`, a joined to-one destination, a to-many element.
+struct SQLPosition {
+    let alias: String
+    let entity: NSEntityDescription
+    let table: StoreTable
+    /// Whether the row may be missing (a `LEFT OUTER JOIN`).
+    let nullable: Bool
+
+    var objectRef: SQLObjectRef { SQLObjectRef(pk: alias + ".Z_PK", table: table, nullable: nullable, position: self, via: nil) }
+}
+
+/// An object in SQL: its primary key expression and its table.
+struct SQLObjectRef {
+    let pk: String
+    let table: StoreTable
+    let nullable: Bool
+    /// Set when the object is a row in the statement.
+    let position: SQLPosition?
+    /// Set when the object is a to-one's foreign key, joined in on demand.
+    let via: (SQLPosition, NSRelationshipDescription)?
+}
+
+/// One side of a comparison.
+indirect enum SQLOperand: CustomStringConvertible {
+    case constant(Any?)
+    /// A column (`t0.ZNAME`).
+    case attribute(String, SQLValueKind)
+    case object(SQLObjectRef)
+    /// A to-many relationship from a row, with the key path applied to each element.
+    case toMany(SQLPosition, NSRelationshipDescription, [String])
+    /// A computed value: `(SELECT COUNT(*) …)`.
+    case scalar(SQLFragment, SQLValueKind, nullable: Bool)
+    /// `SUBQUERY(collection, $variable, predicate)`, usable with `@count`.
+    case subquery(NSExpression, String, NSPredicate)
+
+    var isConstant: Bool { if case .constant = self { return true } else { return false } }
+    var isObject: Bool { if case .object = self { return true } else { return false } }
+
+    var kind: SQLValueKind? {
+        switch self {
+        case .attribute(_, let kind): return kind
+        case .scalar(_, let kind, _): return kind
+        default: return nil
+        }
+    }
+
+    var isNullable: Bool {
+        switch self {
+        case .attribute: return true
+        case .object(let ref): return ref.nullable
+        case .scalar(_, _, let nullable): return nullable
+        default: return false
+        }
+    }
+
+    /// The SQL of the value (without its leading space).
+    var valueSQL: SQLFragment? {
+        switch self {
+        case .attribute(let column, _): return SQLFragment(column)
+        case .object(let ref): return SQLFragment(ref.pk)
+        case .scalar(let fragment, _, _): return fragment
+        default: return nil
+        }
+    }
+
+    /// What `IS NULL` tests for this value.
+    var nullTest: String? {
+        switch self {
+        case .attribute(let column, _): return column
+        case .object(let ref): return ref.pk
+        case .scalar(let fragment, _, _) where fragment.binds.isEmpty: return fragment.sql
+        default: return nil
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .constant(let value): return "constant \(value.map { "\($0)" } ?? "nil")"
+        case .attribute(let column, _): return column
+        case .object(let ref): return ref.pk
+        case .toMany(_, let relationship, let rest): return ([relationship.name] + rest).joined(separator: ".")
+        case .scalar(let fragment, _, _): return fragment.sql
+        case .subquery: return "SUBQUERY"
+        }
+    }
+}
+
+/// A FROM scope: the main query (`t0`) or a correlated subquery over a to-many
+/// relationship, with the joins made inside it.
+final class SQLScope {
+    let alias: String
+    let entity: NSEntityDescription
+    let table: StoreTable
+    /// The SUBQUERY variable bound to this scope's rows.
+    let variable: String?
+    let parent: SQLScope?
+    let nullable: Bool
+    /// `ZHIKE t1`, or a join table joined to its destination.
+    var from = ""
+    /// The condition tying the subquery to its owner row.
+    var link = ""
+    var joinSQL = ""
+    var joins: [String: SQLPosition] = [:]
+
+    init(alias: String, entity: NSEntityDescription, table: StoreTable, variable: String?, parent: SQLScope?, nullable: Bool) {
+        self.alias = alias
+        self.entity = entity
+        self.table = table
+        self.variable = variable
+        self.parent = parent
+        self.nullable = nullable
+    }
+
+    var position: SQLPosition { SQLPosition(alias: alias, entity: entity, table: table, nullable: nullable) }
+
+    func scope(forVariable name: String) -> SQLScope? {
+        var current: SQLScope? = self
+        while let scope = current {
+            if scope.variable == name { return scope }
+            current = scope.parent
+        }
+        return nil
+    }
+}

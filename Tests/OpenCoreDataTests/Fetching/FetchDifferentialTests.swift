@@ -1,0 +1,321 @@
+import Foundation
+import XCTest
+
+import class OpenCoreData.NSComparisonPredicate
+import class OpenCoreData.NSCompoundPredicate
+import class OpenCoreData.NSExpression
+import class OpenCoreData.NSPredicate
+import class OpenCoreData.NSSortDescriptor
+@testable import OpenCoreData
+
+/// Thousands of generated predicates and sorts, each run through SQLite (a fetch with no
+/// pending changes) and through `evaluate(with:)` / `sortedArray(using:)` on every object;
+/// the answers must be identical. A disagreement prints the seed, the predicate and the
+/// values of the objects on which the two disagree.
+final class FetchDifferentialTests: FetchTestCase {
+    /// Seeds of the data sets; each is a fresh store.
+    private let dataSeeds: [UInt64] = [11, 2024, 77_777]
+    private let predicatesPerSeed = 700
+    private let sortsPerSeed = 250
+
+    func testGeneratedPredicatesAgreeWithInMemoryEvaluation() throws {
+        var checked = 0, selective = 0
+        for seed in dataSeeds {
+            let fixture = try TrailheadFixture(directory: directory, name: "Differential-\(seed).sqlite")
+            try fixture.fill(seed: seed)
+            fixture.reset()
+            var generator = PredicateGenerator(seed: seed &* 31 &+ 7, fixture: fixture)
+            for entityName in ["Trail", "Hike"] {
+                let all = try fixture.context.fetch(NSFetchRequest<NSManagedObject>(entityName: entityName))
+                let entity = fixture.container.managedObjectModel.entitiesByName[entityName]!
+                for index in 0..<predicatesPerSeed {
+                    let predicate = entityName == "Trail" ? generator.trailPredicate(depth: 2) : generator.hikePredicate(depth: 2)
+                    // The generator writes only what SQL can express: prove that SQL ran.
+                    do {
+                        _ = try fixture.store.engine.translator(for: entity).condition(predicate)
+                    } catch {
+                        XCTFail("seed \(seed) #\(index): not translated (\(error)): \(predicate)")
+                        continue
+                    }
+                    let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
+                    request.predicate = predicate
+                    let inSQL = try fixture.context.fetch(request)
+                    let inMemory = all.filter { predicate.evaluate(with: $0) }
+                    if inSQL.map(\.objectID) != inMemory.map(\.objectID) {
+                        report(seed: seed, index: index, predicate: predicate, sql: inSQL, memory: inMemory, all: all)
+                    }
+                    if index % 7 == 0 {
+                        XCTAssertEqual(try fixture.context.count(for: request), inMemory.count, "seed \(seed) #\(index): count of \(predicate)")
+                    }
+                    checked += 1
+                    if !inMemory.isEmpty && inMemory.count < all.count { selective += 1 }
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checked, 4000)
+        // Most predicates must pick some objects and not others, or agreement proves little.
+        XCTAssertGreaterThan(selective, checked / 3, "\(selective) of \(checked) predicates were selective")
+        print("FetchDifferentialTests: \(checked) predicates, \(selective) selective")
+    }
+
+    func testGeneratedSortsAgreeWithInMemorySorting() throws {
+        for seed in dataSeeds {
+            let fixture = try TrailheadFixture(directory: directory, name: "Sorting-\(seed).sqlite")
+            try fixture.fill(seed: seed)
+            fixture.reset()
+            var generator = PredicateGenerator(seed: seed &+ 99, fixture: fixture)
+            let all = try fixture.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+            for index in 0..<sortsPerSeed {
+                let descriptors = generator.sortDescriptors()
+                let predicate = generator.chance(30) ? generator.trailPredicate(depth: 1) : nil
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+                request.sortDescriptors = descriptors
+                request.predicate = predicate
+                if generator.chance(40) { request.fetchLimit = generator.int(1...12) }
+                if generator.chance(30) { request.fetchOffset = generator.int(1...10) }
+                XCTAssertNoThrow(try fixture.store.engine.translator(for: fixture.container.managedObjectModel.entitiesByName["Trail"]!).orderBy(descriptors))
+                let inSQL = try fixture.context.fetch(request)
+                var expected = all.filter { predicate?.evaluate(with: $0) ?? true }.sortedArray(using: descriptors)
+                expected = Array(expected.dropFirst(request.fetchOffset))
+                if request.fetchLimit > 0 { expected = Array(expected.prefix(request.fetchLimit)) }
+                if inSQL.map(\.objectID) != expected.map(\.objectID) {
+                    let keys = descriptors.compactMap(\.key)
+                    func show(_ objects: [NSManagedObject]) -> String {
+                        objects.map { object in "p\(object.objectID.storeKey!.primaryKey)" + keys.map { " \($0)=\(String(describing: object.value(forKeyPath: $0)))" }.joined() }
+                            .joined(separator: "\n    ")
+                    }
+                    XCTFail("""
+                        seed \(seed) #\(index): sort \(descriptors) predicate \(predicate.map { "\($0)" } ?? "none") \
+                        limit \(request.fetchLimit) offset \(request.fetchOffset)
+                          SQL:
+                            \(show(inSQL))
+                          memory:
+                            \(show(expected))
+                        """)
+                }
+            }
+        }
+    }
+
+    private func report(seed: UInt64, index: Int, predicate: NSPredicate, sql: [NSManagedObject], memory: [NSManagedObject], all: [NSManagedObject]) {
+        let sqlIDs = Set(sql.map(\.objectID)), memoryIDs = Set(memory.map(\.objectID))
+        let differing = all.filter { sqlIDs.contains($0.objectID) != memoryIDs.contains($0.objectID) }
+        let lines = differing.prefix(5).map { object -> String in
+            let inSQL = sqlIDs.contains(object.objectID)
+            var values = object.entity.attributesByName.keys.sorted().map { "\($0)=\(String(describing: object.value(forKey: $0)))" }
+            let has = { (key: String) in object.entity.propertiesByName[key] != nil }
+            if has("country"), let country = object.value(forKey: "country") as? NSManagedObject { values.append("country.name=\(String(describing: country.value(forKey: "name")))") }
+            if has("trail"), let trail = object.value(forKey: "trail") as? NSManagedObject { values.append("trail.name=\(String(describing: trail.value(forKey: "name")))") }
+            if has("hikers"), let hikers = object.value(forKey: "hikers") as? Set<NSManagedObject> {
+                values.append("hikers=" + hikers.map { "{\(String(describing: $0.value(forKey: "name"))) \(String(describing: $0.value(forKey: "age")))}" }.joined(separator: ","))
+            }
+            if has("hikes"), let hikes = object.value(forKey: "hikes") as? Set<NSManagedObject> {
+                values.append("hikes=" + hikes.map { "{d=\(String(describing: $0.value(forKey: "distance"))) n=\(String(describing: $0.value(forKey: "notes")))}" }.joined(separator: ","))
+            }
+            return "p\(object.objectID.storeKey!.primaryKey) SQL=\(inSQL) memory=\(!inSQL): " + values.joined(separator: " ")
+        }
+        XCTFail("seed \(seed) #\(index): SQL and memory disagree on \(predicate)\n  " + lines.joined(separator: "\n  "))
+    }
+}
+
+/// Random predicates and sort descriptors over the Trailhead model, restricted to what the
+/// SQL translator handles, with awkward constants (nil, other types, Unicode).
+struct PredicateGenerator {
+    private var random: SeededGenerator
+    private let fixture: TrailheadFixture
+
+    init(seed: UInt64, fixture: TrailheadFixture) {
+        random = SeededGenerator(seed: seed)
+        self.fixture = fixture
+    }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(random.next() % UInt64(range.count)) }
+    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
+    mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+
+    // MARK: Constants
+
+    mutating func string() -> String? {
+        if chance(8) { return nil }
+        var text = pick(awkwardStrings) ?? "Ridge"
+        if chance(25), !text.isEmpty {
+            // A piece of a string: prefixes, suffixes and middles find more matches.
+            let characters = Array(text)
+            let start = int(0...(characters.count - 1)), end = int(start...(characters.count - 1))
+            text = String(characters[start...end])
+        }
+        return text
+    }
+
+    mutating func likePattern() -> String {
+        var characters = Array(pick(awkwardStrings.compactMap { $0 }.filter { !$0.isEmpty }))
+        for _ in 0..<int(1...2) {
+            let index = int(0...(characters.count - 1))
+            characters[index] = chance(50) ? "*" : "?"
+        }
+        if chance(30) { characters.insert("*", at: 0) }
+        return String(characters)
+    }
+
+    mutating func regex() -> String {
+        pick(["R.*", ".*e.*", "[A-Z].*", ".*é", "\\p{L}+", "caf.", ".*", "(?i)ridge.*", "[^ ]+ [^ ]+", "...", "e\u{301}", ".*\\*.*", "Stra(ß|ss)e"])
+    }
+
+    mutating func number(integral: Bool) -> Any? {
+        if chance(6) { return nil }
+        if chance(4) { return "3" }  // another type never matches
+        if chance(5) { return chance(50) }
+        return integral && chance(70) ? int(-10...3000) as Any : Double(int(0...80)) * 0.25
+    }
+
+    mutating func date() -> Any? {
+        if chance(6) { return nil }
+        if chance(3) { return 5 }
+        return Date(timeIntervalSinceReferenceDate: Double(int(0...1400)) * 86_400)
+    }
+
+    // MARK: Comparisons
+
+    private mutating func stringOptions() -> NSComparisonPredicate.Options {
+        pick([[], [], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive], [.normalized]])
+    }
+
+    private static let orderOperators: [NSComparisonPredicate.Operator] = [.equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo]
+
+    private func comparison(_ left: NSExpression, _ op: NSComparisonPredicate.Operator, _ right: Any?,
+                            _ options: NSComparisonPredicate.Options = [], modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
+        let rightExpression = (right as? NSExpression) ?? NSExpression(forConstantValue: right)
+        return NSComparisonPredicate(leftExpression: left, rightExpression: rightExpression, modifier: modifier, type: op, options: options)
+    }
+
+    /// A comparison of a string value at `key`.
+    mutating func stringComparison(_ key: NSExpression, modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
+        let options = stringOptions()
+        switch int(0...11) {
+        case 0...3: return comparison(key, pick(Self.orderOperators), chance(5) ? 42 : string(), options, modifier: modifier)
+        case 4: return comparison(key, .beginsWith, string(), options, modifier: modifier)
+        case 5: return comparison(key, .endsWith, string(), options, modifier: modifier)
+        case 6: return comparison(key, .contains, string(), options, modifier: modifier)
+        case 7: return comparison(key, .like, likePattern(), options, modifier: modifier)
+        case 8: return comparison(key, .matches, regex(), options, modifier: modifier)
+        case 9: return comparison(key, .in, (0..<int(0...3)).map { _ in string() as Any }, options, modifier: modifier)
+        case 10:
+            let bounds = [string() ?? "A", string() ?? "z"]
+            return comparison(key, .between, bounds, options, modifier: modifier)
+        default:
+            // The constant on the left.
+            guard modifier == .direct else { return comparison(key, .equalTo, string(), options, modifier: modifier) }
+            return comparison(NSExpression(forConstantValue: string() ?? "Ridge Trail"), pick([.beginsWith, .contains, .endsWith, .equalTo, .lessThan]), key, options)
+        }
+    }
+
+    mutating func numberComparison(_ key: NSExpression, integral: Bool, modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
+        switch int(0...7) {
+        case 0...4: return comparison(key, pick(Self.orderOperators), number(integral: integral), modifier: modifier)
+        case 5: return comparison(key, .in, (0..<int(0...3)).map { _ in number(integral: integral) as Any }, modifier: modifier)
+        case 6: return comparison(key, .between, [number(integral: integral) ?? 0, number(integral: integral) ?? 100] as [Any], modifier: modifier)
+        default: return comparison(key, pick([.contains, .beginsWith, .like]), "1", modifier: modifier)
+        }
+    }
+
+    mutating func dateComparison(_ key: NSExpression, modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
+        if chance(15) { return comparison(key, .between, [date() ?? Date.distantPast, date() ?? Date.distantFuture] as [Any], modifier: modifier) }
+        return comparison(key, pick(Self.orderOperators), date(), modifier: modifier)
+    }
+
+    private func key(_ path: String) -> NSExpression { NSExpression(forKeyPath: path) }
+
+    // MARK: Trails
+
+    mutating func trailPredicate(depth: Int) -> NSPredicate {
+        if depth > 0, chance(35) {
+            switch int(0...2) {
+            case 0: return NSCompoundPredicate(andPredicateWithSubpredicates: (0..<int(2...3)).map { _ in trailPredicate(depth: depth - 1) })
+            case 1: return NSCompoundPredicate(orPredicateWithSubpredicates: (0..<int(2...3)).map { _ in trailPredicate(depth: depth - 1) })
+            default: return NSCompoundPredicate(notPredicateWithSubpredicate: trailPredicate(depth: depth - 1))
+            }
+        }
+        switch int(0...21) {
+        case 0...2: return stringComparison(key("name"))
+        case 3: return stringComparison(key(pick(["country.name", "country.code"])))
+        case 4: return numberComparison(key("lengthKm"), integral: false)
+        case 5: return numberComparison(key(pick(["elevation", "rating"])), integral: true)
+        case 6: return comparison(key("isLoop"), pick([.equalTo, .notEqualTo]), pick([true, false, nil, 1, 2] as [Any?]))
+        case 7: return dateComparison(key("opened"))
+        case 8:
+            let uuid = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", int(0...8)))!
+            return comparison(key("id"), pick([.equalTo, .notEqualTo, .lessThan, .greaterThanOrEqualTo]), chance(10) ? nil : uuid)
+        case 9: return comparison(key("url"), pick([.equalTo, .notEqualTo, .lessThan]), chance(10) ? nil : URL(string: "https://trails.example/\(int(0...6))"))
+        case 10:
+            let modifier: NSComparisonPredicate.Modifier = chance(50) ? .any : .all
+            let inner = numberComparison(key("hikes.distance"), integral: false, modifier: modifier)
+            return chance(20) ? NSCompoundPredicate(notPredicateWithSubpredicate: inner) : inner
+        case 11: return stringComparison(key(pick(["hikes.notes", "hikes.hikers.name"])), modifier: chance(60) ? .any : .all)
+        case 12: return dateComparison(key("hikes.date"), modifier: pick([.any, .all]))
+        case 13:
+            return comparison(key("hikes.@count"), pick(Self.orderOperators), int(0...4))
+        case 14:
+            let op = pick(["@sum", "@avg", "@min", "@max"])
+            return comparison(key("hikes.\(op).distance"), pick(Self.orderOperators), chance(10) ? nil : Double(int(0...80)) * 0.5)
+        case 15:
+            return comparison(key("hikes.@max.date"), pick(Self.orderOperators), date())
+        case 16:
+            let inner = pick(["$h.distance > %@", "$h.notes CONTAINS[cd] %@", "$h.date < %@", "ANY $h.hikers.age > %@", "$h.hikers.@count >= %@"])
+            let argument: Any = inner.contains("notes") ? (string() ?? "e") as Any : (inner.contains("date") ? Date(timeIntervalSinceReferenceDate: Double(int(0...500)) * 86_400) as Any : int(0...30) as Any)
+            return NSPredicate(format: "SUBQUERY(hikes, $h, \(inner)).@count \(pick(["==", ">", ">=", "<"])) %@", argumentArray: [argument, int(0...3)])
+        case 17:
+            let trails = (0..<int(0...3)).map { _ in pick(fixture.trails) }
+            switch int(0...3) {
+            case 0: return NSPredicate(format: "SELF == %@", argumentArray: [pick(trails.isEmpty ? fixture.trails : trails)])
+            case 1: return NSPredicate(format: "SELF IN %@", argumentArray: [trails.map { chance(50) ? $0.objectID as Any : $0 }])
+            case 2: return NSPredicate(format: "SELF != %@", argumentArray: [pick(fixture.trails).objectID])
+            default: return NSPredicate(format: "NOT SELF IN %@", argumentArray: [trails])
+            }
+        case 18:
+            switch int(0...3) {
+            case 0: return NSPredicate(format: "country == %@", argumentArray: [pick(fixture.countries)])
+            case 1: return NSPredicate(format: "country == nil")
+            case 2: return NSPredicate(format: "country != %@", argumentArray: [pick(fixture.countries).objectID])
+            default: return NSPredicate(format: "country IN %@", argumentArray: [[pick(fixture.countries), pick(fixture.countries)]])
+            }
+        case 19:
+            let hike = pick(fixture.hikes)
+            return NSPredicate(format: pick(["ANY hikes == %@", "hikes CONTAINS %@", "%@ IN hikes", "NONE hikes == %@"]), argumentArray: [hike])
+        case 20:
+            return NSPredicate(format: pick(["lengthKm < elevation", "lengthKm == rating", "rating >= elevation", "name == country.name", "name ==[cd] country.name",
+                                              "name BEGINSWITH[cd] country.code", "country.trails.@count > 2", "ANY country.trails.rating > 4"]))
+        default:
+            return NSPredicate(format: pick(["TRUEPREDICATE", "FALSEPREDICATE", "rating > 2 + 1", "1 == 1"]))
+        }
+    }
+
+    // MARK: Hikes
+
+    mutating func hikePredicate(depth: Int) -> NSPredicate {
+        if depth > 0, chance(30) {
+            let parts = (0..<2).map { _ in hikePredicate(depth: depth - 1) }
+            return chance(50) ? NSCompoundPredicate(andPredicateWithSubpredicates: parts) : NSCompoundPredicate(orPredicateWithSubpredicates: parts)
+        }
+        switch int(0...8) {
+        case 0: return stringComparison(key("notes"))
+        case 1: return stringComparison(key(pick(["trail.name", "trail.country.name"])))
+        case 2: return numberComparison(key(pick(["distance", "trail.lengthKm"])), integral: false)
+        case 3: return stringComparison(key("hikers.name"), modifier: pick([.any, .all]))
+        case 4: return numberComparison(key("hikers.age"), integral: true, modifier: pick([.any, .all]))
+        case 5: return comparison(key("hikers.@count"), pick(Self.orderOperators), int(0...3))
+        case 6: return NSPredicate(format: pick(["trail == %@", "trail != %@", "trail.country == %@"]), argumentArray: [pick(fixture.trails + fixture.countries)])
+        case 7: return NSPredicate(format: pick(["trail == nil", "trail != nil", "trail.country == nil", "ALL trail.hikes.distance > 3", "distance > trail.lengthKm"]))
+        default: return dateComparison(key("date"))
+        }
+    }
+
+    // MARK: Sorts
+
+    mutating func sortDescriptors() -> [NSSortDescriptor] {
+        let selectors = ["compare:", "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:", "localizedStandardCompare:"]
+        return (0..<int(1...3)).map { _ in
+            let key = pick(["name", "name", "name", "lengthKm", "elevation", "rating", "isLoop", "opened", "id", "url", "country.name", "country.code"])
+            return NSSortDescriptor(key: key, ascending: chance(50), selector: Selector(pick(selectors)))
+        }
+    }
+}

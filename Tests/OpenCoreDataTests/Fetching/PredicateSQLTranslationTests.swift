@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+
+import class OpenCoreData.NSComparisonPredicate
+import class OpenCoreData.NSCompoundPredicate
+import class OpenCoreData.NSExpression
+import class OpenCoreData.NSPredicate
+import class OpenCoreData.NSSortDescriptor
+@testable import OpenCoreData
+
+/// Predicate → SQL text and bound values: the shapes the translator produces, and what it
+/// leaves to memory.
+final class PredicateSQLTranslationTests: FetchTestCase {
+    private var fixture: TrailheadFixture!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        fixture = try TrailheadFixture(directory: directory)
+    }
+
+    private func translator(_ entity: String = "Trail") throws -> PredicateSQLTranslator {
+        let model = fixture.container.managedObjectModel
+        return try fixture.store.engine.translator(for: model.entitiesByName[entity]!)
+    }
+
+    /// The WHERE condition, joins and binds of `predicate` on `entity`.
+    private func sql(_ predicate: NSPredicate, _ entity: String = "Trail") throws -> (String, String, [String]) {
+        let translator = try translator(entity)
+        let condition = try translator.condition(predicate)
+        return (condition.sql, translator.rootJoins, condition.binds.map(\.debugDescription))
+    }
+
+    private func assertSQL(_ format: String, _ arguments: [Any], _ expected: String, binds: [String], joins: String = "",
+                           entity: String = "Trail", file: StaticString = #filePath, line: UInt = #line) throws {
+        let (text, joinText, bound) = try sql(NSPredicate(format: format, argumentArray: arguments), entity)
+        XCTAssertEqual(text, expected, format, file: file, line: line)
+        XCTAssertEqual(bound, binds, format, file: file, line: line)
+        XCTAssertEqual(joinText, joins, format, file: file, line: line)
+    }
+
+    private func assertFallsBack(_ predicate: NSPredicate, _ reason: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let translator = try translator()
+        XCTAssertThrowsError(try translator.condition(predicate), "\(predicate)", file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(reason), "\(error)", file: file, line: line)
+        }
+    }
+
+    func testComparisons() throws {
+        try assertSQL("name == %@", ["Ridge"], " t0.ZNAME = ?", binds: ["\"Ridge\""])
+        try assertSQL("name != %@", ["Ridge"], " t0.ZNAME IS NOT ?", binds: ["\"Ridge\""])
+        try assertSQL("rating > 3", [], " t0.ZRATING > ?", binds: ["3"])
+        try assertSQL("lengthKm <= 2.5", [], " t0.ZLENGTHKM <= ?", binds: ["2.5"])
+        try assertSQL("isLoop == YES", [], " t0.ZISLOOP = ?", binds: ["1"])
+        try assertSQL("opened < %@", [Date(timeIntervalSinceReferenceDate: 86_400)], " t0.ZOPENED < ?", binds: ["(timestamp)86400.000000"])
+        try assertSQL("lengthKm BETWEEN {5, 10}", [], "( t0.ZLENGTHKM >= ? AND  t0.ZLENGTHKM <= ?)", binds: ["5", "10"])
+        try assertSQL("rating IN {3, 4}", [], " t0.ZRATING IN (?, ?)", binds: ["3", "4"])
+        try assertSQL("rating IN %@", [[3, nil as Int?] as [Any?]], "( t0.ZRATING IN (?) OR  t0.ZRATING IS NULL)", binds: ["3"])
+        try assertSQL("name == nil", [], " t0.ZNAME IS NULL", binds: [])
+        try assertSQL("name != nil", [], " t0.ZNAME IS NOT NULL", binds: [])
+        try assertSQL("lengthKm < elevation", [], " t0.ZLENGTHKM < t0.ZELEVATION", binds: [])
+        try assertSQL("lengthKm == elevation", [], " t0.ZLENGTHKM IS t0.ZELEVATION", binds: [])
+    }
+
+    func testStaticAnswers() throws {
+        // A string never equals a number, and nil has no order: decided without a column.
+        try assertSQL("name == 3", [], " 0", binds: [])
+        try assertSQL("name != 3", [], " 1", binds: [])
+        try assertSQL("rating < nil", [], " 0", binds: [])
+        try assertSQL("rating > 3 OR 1 == 1", [], " 1", binds: [])
+        try assertSQL("rating IN {}", [], " 0", binds: [])
+    }
+
+    func testStringOperatorsUseRegisteredFunctions() throws {
+        try assertSQL("name CONTAINS[cd] %@", ["e"], " NSCoreDataStringSearch( t0.ZNAME, ?, 385, 0)", binds: ["\"e\""])
+        try assertSQL("name BEGINSWITH[c] %@", ["a"], " NSCoreDataStringSearch( t0.ZNAME, ?, 265, 0)", binds: ["\"a\""])
+        try assertSQL("name ENDSWITH %@", ["a"], " NSCoreDataStringSearch( t0.ZNAME, ?, 12, 0)", binds: ["\"a\""])
+        try assertSQL("name CONTAINS[n] %@", ["a"], " NSCoreDataStringSearch( t0.ZNAME, ?, 2, 0)", binds: ["\"a\""])
+        try assertSQL("name LIKE[c] %@", ["r*"], " NSCoreDataLike( t0.ZNAME, ?, 1)", binds: ["\"r*\""])
+        try assertSQL("name MATCHES %@", ["R.*"], " NSCoreDataMatches( t0.ZNAME, ?, 0)", binds: ["\"R.*\""])
+        try assertSQL("name ==[cd] %@", ["cafe"], " NSCoreDataStringCompare(t0.ZNAME, ?, 4, 3, 0)", binds: ["\"cafe\""])
+        try assertSQL("name < %@", ["M"], " NSCoreDataStringCompare(t0.ZNAME, ?, 0, 0, 0)", binds: ["\"M\""])
+        try assertSQL("name IN[c] {'a', 'b'}", [], "( NSCoreDataStringCompare(t0.ZNAME, ?, 4, 1, 0) OR  NSCoreDataStringCompare(t0.ZNAME, ?, 4, 1, 0))", binds: ["\"a\"", "\"b\""])
+        try assertSQL("%@ BEGINSWITH name", ["Ridge Trail"], " NSCoreDataStringSearch( ?, t0.ZNAME, 8, 0)", binds: ["\"Ridge Trail\""])
+    }
+
+    func testNotKeepsNilRowsTwoValued() throws {
+        try assertSQL("NOT name == %@", ["x"], " NOT ( IFNULL( t0.ZNAME = ?, 0))", binds: ["\"x\""])
+        try assertSQL("NOT name CONTAINS %@", ["x"], " NOT ( NSCoreDataStringSearch( t0.ZNAME, ?, 0, 0))", binds: ["\"x\""])
+    }
+
+    func testToOneKeyPathsJoin() throws {
+        try assertSQL("country.name == %@", ["Japan"], " t1.ZNAME = ?", binds: ["\"Japan\""],
+                      joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+        try assertSQL("country.name == %@ OR country.code == %@", ["Japan", "GR"], "( t1.ZNAME = ? OR  t1.ZCODE = ?)", binds: ["\"Japan\"", "\"GR\""],
+                      joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+        try assertSQL("trail.country.name == %@", ["Japan"], " t2.ZNAME = ?", binds: ["\"Japan\""],
+                      joins: " LEFT OUTER JOIN ZTRAIL t1 ON t0.ZTRAIL = t1.Z_PK LEFT OUTER JOIN ZCOUNTRY t2 ON t1.ZCOUNTRY = t2.Z_PK", entity: "Hike")
+        try assertSQL("country == nil", [], " t0.ZCOUNTRY IS NULL", binds: [])
+    }
+
+    func testToManyKeyPathsUseSubqueries() throws {
+        try assertSQL("ANY hikes.distance > 10", [], " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?))", binds: ["10"])
+        try assertSQL("ALL hikes.distance > 10", [],
+                      " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  NOT ( IFNULL( t1.ZDISTANCE > ?, 0)))))", binds: ["10"])
+        try assertSQL("NONE hikes.distance > 10", [], " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)))", binds: ["10"])
+        try assertSQL("hikes.@count > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])
+        try assertSQL("hikes.@sum.distance >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10).@count > 0", [],
+                      " (SELECT COUNT(*) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)) > ?", binds: ["10", "0"])
+        try assertSQL("ANY hikes.hikers.name ==[c] %@", ["ana"],
+                      " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  EXISTS (SELECT 1 FROM Z_2HIKERS t3 JOIN ZHIKER t2 ON t2.Z_PK = t3.Z_3HIKERS WHERE ( t3.Z_2HIKES = t1.Z_PK AND  NSCoreDataStringCompare(t2.ZNAME, ?, 4, 1, 0)))))",
+                      binds: ["\"ana\""])
+        try assertSQL("country.trails.@count > 1", [], " CASE WHEN t1.Z_PK IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM ZTRAIL t2 WHERE  t2.ZCOUNTRY = t1.Z_PK) END > ?",
+                      binds: ["1"], joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+    }
+
+    func testObjectsAndObjectIDs() throws {
+        try fixture.fill(seed: 1, trails: 3, hikes: 3, hikers: 2)
+        let trail = fixture.trails[1]
+        let pk = trail.objectID.storeKey!.primaryKey
+        try assertSQL("SELF == %@", [trail], " t0.Z_PK = ?", binds: ["(int64)\(pk)"])
+        try assertSQL("SELF == %@", [trail.objectID], " t0.Z_PK = ?", binds: ["(int64)\(pk)"])
+        try assertSQL("SELF IN %@", [[trail.objectID, fixture.trails[2]]], " t0.Z_PK IN (?, ?)",
+                      binds: ["(int64)\(pk)", "(int64)\(fixture.trails[2].objectID.storeKey!.primaryKey)"])
+        try assertSQL("trail == %@", [trail], " t0.ZTRAIL = ?", binds: ["(int64)\(pk)"], entity: "Hike")
+        try assertSQL("ANY hikes == %@", [fixture.hikes[0]], " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.Z_PK = ?))",
+                      binds: ["(int64)\(fixture.hikes[0].objectID.storeKey!.primaryKey)"])
+        // A country is never a trail.
+        try assertSQL("SELF == %@", [fixture.countries[0]], " 0", binds: [])
+        // An unsaved object is in no row.
+        let fresh = fixture.insert("Trail", ["name": "New"])
+        try assertSQL("SELF == %@", [fresh], " 0", binds: [])
+        fixture.context.rollback()
+    }
+
+    func testWhatStaysInMemory() throws {
+        try assertFallsBack(NSPredicate { _, _ in true }, "block predicate")
+        try assertFallsBack(NSPredicate(format: "name == $NAME"), "variable $NAME is not substituted")
+        try assertFallsBack(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'X'"), "expression")
+        try assertFallsBack(NSPredicate(format: "fee > 3"), "attribute fee of type decimal")
+        try assertFallsBack(NSPredicate(format: "hikes.distance > 3"), "to-many key path compared without ANY or ALL")
+        try assertFallsBack(NSPredicate(format: "name MATCHES '('"), "invalid regular expression")
+        try assertFallsBack(NSPredicate(format: "lengthKm * 2 > 3"), "expression")
+        try assertFallsBack(NSPredicate(format: "nickname == 'x'"), "Trail has no property nickname")
+    }
+
+    func testConstantExpressionsAreComputedOnce() throws {
+        try assertSQL("rating > 1 + 2", [], " t0.ZRATING > ?", binds: ["3"])
+        try assertSQL("opened < CAST(86400, 'NSDate')", [], " t0.ZOPENED < ?", binds: ["(timestamp)86400.000000"])
+    }
+
+    func testSortDescriptorsBecomeOrderBy() throws {
+        let translator = try translator()
+        XCTAssertEqual(try translator.orderBy([
+            NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:")),
+            NSSortDescriptor(key: "lengthKm", ascending: false),
+        ]), "t0.ZNAME COLLATE NSCollateFinderlike, t0.ZLENGTHKM DESC, t0.Z_PK")
+        XCTAssertEqual(try translator.orderBy([NSSortDescriptor(key: "country.name", ascending: true)]), "t1.ZNAME COLLATE NSCollateCanonical, t0.Z_PK")
+        XCTAssertEqual(translator.rootJoins, " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+        XCTAssertEqual(try translator.orderBy([NSSortDescriptor(key: "name", ascending: true, selector: Selector("caseInsensitiveCompare:"))]),
+                       "t0.ZNAME COLLATE NSCollateNoCase, t0.Z_PK")
+        XCTAssertThrowsError(try translator.orderBy([NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]))
+        XCTAssertThrowsError(try translator.orderBy([NSSortDescriptor(key: "photo", ascending: true)]))
+        XCTAssertThrowsError(try translator.orderBy([NSSortDescriptor(key: "hikes.distance", ascending: true)]))
+    }
+
+    func testSearchFlagsMatchCoreData() {
+        // 385 and 417 are the numbers Core Data's SQL shows for CONTAINS[cd] (417 with [l]).
+        XCTAssertEqual(SQLFunctions.searchFlags(.contains, [.caseInsensitive, .diacriticInsensitive]), 385)
+        XCTAssertEqual(SQLFunctions.searchFlags(.contains, [.caseInsensitive]), 0x101)
+        XCTAssertEqual(SQLFunctions.searchFlags(.contains, [.diacriticInsensitive]), 0x180)
+        for op in [NSComparisonPredicate.Operator.beginsWith, .endsWith, .contains] {
+            for options in [[], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive], [.normalized]] as [NSComparisonPredicate.Options] {
+                let decoded = SQLFunctions.decodeSearchFlags(SQLFunctions.searchFlags(op, options))
+                XCTAssertEqual(decoded.0, op)
+                XCTAssertEqual(decoded.1, options)
+            }
+        }
+    }
+}

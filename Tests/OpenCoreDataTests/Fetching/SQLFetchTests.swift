@@ -1,0 +1,292 @@
+import Foundation
+import XCTest
+
+import class OpenCoreData.NSComparisonPredicate
+import class OpenCoreData.NSCompoundPredicate
+import class OpenCoreData.NSExpression
+import class OpenCoreData.NSPredicate
+import class OpenCoreData.NSSortDescriptor
+@testable import OpenCoreData
+
+/// What a fetch sends to SQLite, when it stays in memory, and the request options that
+/// change what is read: limits, counts, IDs, faults, batches, prefetching.
+final class SQLFetchTests: FetchTestCase {
+    private var fixture: TrailheadFixture!
+    private var context: NSManagedObjectContext { fixture.context }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        fixture = try TrailheadFixture(directory: directory)
+        let japan = fixture.insert("Country", ["name": "日本", "code": "JP"])
+        let iceland = fixture.insert("Country", ["name": "Ísland", "code": "IS"])
+        let trails: [(String, Double, NSManagedObject?)] = [
+            ("Laugavegur", 55, iceland), ("Fimmvörðuháls", 25, iceland), ("富士山 吉田ルート", 14, japan),
+            ("熊野古道 中辺路", 38, japan), ("Zürichsee Höhenweg", 22, nil), ("zurich loop", 5, nil),
+        ]
+        for (name, length, country) in trails {
+            let trail = fixture.insert("Trail", ["name": name, "lengthKm": length])
+            trail.setValue(country, forKey: "country")
+            for day in 0..<Int(length / 10) {
+                let hike = fixture.insert("Hike", ["distance": Double(day + 1) * 4, "notes": day == 0 ? "Café stop" : nil])
+                hike.setValue(trail, forKey: "trail")
+            }
+        }
+        try context.save()
+        context.reset()
+        // Saving cached the rows; start as a new process would, reading from the file.
+        fixture.store.rowCache.removeAll()
+    }
+
+    private func masked(_ lines: [String]) -> [String] {
+        lines.map { $0.replacingOccurrences(of: #"\d+\.\d{4}s"#, with: "#s", options: .regularExpression) }
+    }
+
+    private func request(_ format: String? = nil, _ arguments: [Any] = [], entity: String = "Trail") -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        if let format { request.predicate = NSPredicate(format: format, argumentArray: arguments) }
+        return request
+    }
+
+    private func names(_ objects: [NSManagedObject]) -> [String] { objects.map { $0.value(forKey: "name") as? String ?? "nil" } }
+
+    // MARK: The SQL
+
+    func testAFetchPrintsCoreDataShapedSQL() throws {
+        let trails = request("name CONTAINS[cd] %@ AND lengthKm > 10", ["zurich"])
+        trails.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:"))]
+        let (result, lines) = try capturingSQL { try context.fetch(trails) }
+        XCTAssertEqual(names(result), ["Zürichsee Höhenweg"])
+        XCTAssertEqual(masked(lines), [
+            "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZELEVATION, t0.ZISLOOP, t0.ZRATING, t0.ZCOUNTRY, t0.ZFEE, t0.ZLENGTHKM, t0.ZOPENED, t0.ZNAME, t0.ZURL, t0.ZID, t0.ZPHOTO FROM ZTRAIL t0 WHERE ( NSCoreDataStringSearch( t0.ZNAME, ?, 385, 0) AND  t0.ZLENGTHKM > ?) ORDER BY t0.ZNAME COLLATE NSCollateFinderlike, t0.Z_PK",
+            "CoreData: annotation: sql connection fetch time: #s",
+            "CoreData: annotation: total fetch execution time: #s for 1 rows.",
+        ])
+    }
+
+    func testBoundValuesAtLevelThree() throws {
+        let (_, lines) = try capturingSQL(level: 3) { try context.fetch(request("name == %@ OR lengthKm BETWEEN {1, 6}", ["Laugavegur"])) }
+        XCTAssertEqual(Array(masked(lines).prefix(4)).dropFirst(), [
+            "CoreData: details: SQLite bind[0] = \"Laugavegur\"",
+            "CoreData: details: SQLite bind[1] = 1",
+            "CoreData: details: SQLite bind[2] = 6",
+        ])
+    }
+
+    func testCountIsSelectCount() throws {
+        let (count, lines) = try capturingSQL { try context.count(for: request("country.code == %@", ["JP"])) }
+        XCTAssertEqual(count, 2)
+        XCTAssertEqual(masked(lines), [
+            "CoreData: sql: SELECT COUNT(*) FROM ZTRAIL t0 LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK WHERE  t1.ZCODE = ?",
+            "CoreData: annotation: total count request execution time: #s for count of 2.",
+        ])
+        let (all, allLines) = try capturingSQL { try context.count(for: request()) }
+        XCTAssertEqual(all, 6)
+        XCTAssertEqual(masked(allLines).first, "CoreData: sql: SELECT COUNT(*) FROM ZTRAIL")
+        // A count result type runs the same statement.
+        let counting = NSFetchRequest<NSNumber>(entityName: "Trail")
+        counting.resultType = .countResultType
+        counting.predicate = NSPredicate(format: "ANY hikes.notes BEGINSWITH 'Café'")
+        XCTAssertEqual(try context.fetch(counting), [5])
+    }
+
+    func testLimitAndOffsetAreSQL() throws {
+        let trails = request()
+        trails.sortDescriptors = [NSSortDescriptor(key: "lengthKm", ascending: false)]
+        trails.fetchLimit = 2
+        trails.fetchOffset = 1
+        let (result, lines) = try capturingSQL { try context.fetch(trails) }
+        XCTAssertEqual(names(result), ["熊野古道 中辺路", "Fimmvörðuháls"])
+        XCTAssertTrue(lines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.ZLENGTHKM DESC, t0.Z_PK LIMIT 2 OFFSET 1"), lines[0])
+        trails.fetchLimit = 0
+        XCTAssertEqual(try context.count(for: trails), 5)
+    }
+
+    // MARK: Memory when needed
+
+    func testUnsavedChangesAreEvaluatedInMemory() throws {
+        let trails = request("name BEGINSWITH[c] %@", ["z"])
+        XCTAssertEqual(names(try context.fetch(trails)).sorted(), ["Zürichsee Höhenweg", "zurich loop"])
+        let fresh = fixture.insert("Trail", ["name": "Zugspitze", "lengthKm": 21.0])
+        let loop = try context.fetch(request("name == 'zurich loop'"))[0]
+        loop.setValue("Loop around Zürich", forKey: "name")
+        let (result, lines) = try capturingSQL { try context.fetch(trails) }
+        XCTAssertEqual(names(result), ["Zürichsee Höhenweg", "Zugspitze"])
+        XCTAssertEqual(masked(lines).first, "CoreData: annotation: fetch evaluated in memory: the context has unsaved changes to Trail")
+        XCTAssertEqual(try context.count(for: trails), 2)
+        // Without pending changes the store's values decide, in SQL, even with edits around.
+        trails.includesPendingChanges = false
+        let (stored, storedLines) = try capturingSQL { try context.fetch(trails) }
+        XCTAssertEqual(Set(names(stored)), ["Zürichsee Höhenweg", "Loop around Zürich"])
+        XCTAssertTrue(storedLines[0].hasPrefix("CoreData: sql: SELECT"), storedLines[0])
+        context.delete(fresh)
+        context.rollback()
+        XCTAssertEqual(names(try context.fetch(request("name == 'zurich loop'"))).count, 1)
+    }
+
+    func testChangesToOtherTablesDoNotForceMemory() throws {
+        _ = fixture.insert("Hiker", ["name": "Ana"])
+        let (_, lines) = try capturingSQL { try context.fetch(request("lengthKm > 30")) }
+        XCTAssertTrue(lines[0].hasPrefix("CoreData: sql: SELECT"), lines[0])
+        // A predicate through hikes reads ZHIKE: a new hike changes the answer.
+        _ = fixture.insert("Hike", ["distance": 99.0])
+        let (_, hikeLines) = try capturingSQL { try context.fetch(request("ANY hikes.distance > 90")) }
+        XCTAssertEqual(hikeLines.first, "CoreData: annotation: fetch evaluated in memory: the context has unsaved changes to Hike")
+    }
+
+    func testUntranslatablePartsAreEvaluatedInMemory() throws {
+        let block = request()
+        block.predicate = NSPredicate { object, _ in ((object as? NSManagedObject)?.value(forKey: "lengthKm") as? Double ?? 0) > 30 }
+        let (blockResult, blockLines) = try capturingSQL { try context.fetch(block) }
+        XCTAssertEqual(names(blockResult), ["Laugavegur", "熊野古道 中辺路"])
+        XCTAssertTrue(blockLines[0].hasPrefix("CoreData: annotation: predicate evaluated in memory (a block predicate): BLOCKPREDICATE("), blockLines[0])
+        XCTAssertTrue(blockLines[1].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), blockLines[1])
+
+        // An AND keeps what SQL can do; limits then apply after the in-memory part.
+        let mixed = request("lengthKm * 2 > 60 AND country.code == 'JP'")
+        mixed.fetchLimit = 1
+        let (mixedResult, mixedLines) = try capturingSQL { try context.fetch(mixed) }
+        XCTAssertEqual(names(mixedResult), ["熊野古道 中辺路"])
+        XCTAssertEqual(mixedLines[0], "CoreData: annotation: predicate evaluated in memory (expression lengthKm * 2): lengthKm * 2 > 60")
+        XCTAssertTrue(mixedLines[1].hasSuffix("LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK WHERE  t1.ZCODE = ? ORDER BY t0.Z_PK"), mixedLines[1])
+        XCTAssertEqual(try context.count(for: mixed), 1)
+
+        let sorted = request()
+        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { a, b in
+            let x = (a as? String)?.count ?? 0, y = (b as? String)?.count ?? 0
+            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        }]
+        sorted.fetchLimit = 2
+        let (sortedResult, sortedLines) = try capturingSQL { try context.fetch(sorted) }
+        XCTAssertEqual(names(sortedResult), ["熊野古道 中辺路", "富士山 吉田ルート"])
+        XCTAssertTrue(sortedLines[0].hasPrefix("CoreData: annotation: sort evaluated in memory (a sort descriptor with a comparator)"), sortedLines[0])
+    }
+
+    // MARK: What is read
+
+    func testObjectIDResultsReadOnlyKeys() throws {
+        let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Trail")
+        ids.resultType = .managedObjectIDResultType
+        ids.predicate = NSPredicate(format: "lengthKm < 20")
+        let (result, lines) = try capturingSQL { try context.fetch(ids) }
+        XCTAssertEqual(result.count, 2)
+        XCTAssertEqual(masked(lines)[0], "CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0 WHERE  t0.ZLENGTHKM < ? ORDER BY t0.Z_PK")
+        XCTAssertTrue(context.registeredObjects.isEmpty)
+        XCTAssertEqual(names(result.map { context.object(with: $0) }).sorted(), ["zurich loop", "富士山 吉田ルート"])
+    }
+
+    func testObjectsAreFaultsWithTheirRowsCached() throws {
+        let (result, lines) = try capturingSQL { try context.fetch(request("lengthKm > 30")) }
+        XCTAssertTrue(result.allSatisfy(\.isFault))
+        let (_, firing) = try capturingSQL { names(result) }
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(firing, [], "faults fire from the row cache")
+        let loaded = request("lengthKm > 30")
+        loaded.returnsObjectsAsFaults = false
+        XCTAssertTrue(try context.fetch(loaded).allSatisfy { !$0.isFault })
+    }
+
+    func testWithoutPropertyValuesEachFaultLoadsItsRow() throws {
+        let bare = request("lengthKm > 20")
+        bare.includesPropertyValues = false
+        let (result, lines) = try capturingSQL { try context.fetch(bare) }
+        XCTAssertEqual(masked(lines)[0], "CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0 WHERE  t0.ZLENGTHKM > ? ORDER BY t0.Z_PK")
+        let (_, firing) = try capturingSQL { _ = result[0].value(forKey: "name") }
+        XCTAssertEqual(firing.filter { $0.hasPrefix("CoreData: sql:") }.count, 1)
+        XCTAssertTrue(firing[0].hasSuffix("WHERE t0.Z_PK = ?"), firing[0])
+    }
+
+    func testBatchedFetchLoadsOneBatchAtATime() throws {
+        let batched = request()
+        batched.sortDescriptors = [NSSortDescriptor(key: "lengthKm", ascending: true)]
+        batched.fetchBatchSize = 4
+        let (result, lines) = try capturingSQL { try context.fetch(batched) }
+        XCTAssertEqual(masked(lines)[0], "CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0 ORDER BY t0.ZLENGTHKM, t0.Z_PK")
+        XCTAssertEqual(result.count, 6)
+        var statements: [Int] = []
+        for object in result {
+            let (_, firing) = capturingSQL { _ = object.value(forKey: "lengthKm") }
+            statements.append(firing.filter { $0.hasPrefix("CoreData: sql:") }.count)
+        }
+        XCTAssertEqual(statements, [1, 0, 0, 0, 1, 0])
+        XCTAssertEqual(result.map { $0.value(forKey: "lengthKm") as? Double ?? -1 }, [5, 14, 22, 25, 38, 55])
+    }
+
+    func testDictionaryResultsReadRowsInOneStatement() throws {
+        let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Trail")
+        dictionaries.resultType = .dictionaryResultType
+        dictionaries.propertiesToFetch = ["name"]
+        dictionaries.predicate = NSPredicate(format: "lengthKm >= 25")
+        dictionaries.sortDescriptors = [NSSortDescriptor(key: "lengthKm", ascending: true)]
+        dictionaries.fetchBatchSize = 2
+        let (result, lines) = try capturingSQL { try context.fetch(dictionaries) }
+        XCTAssertEqual(result.map { $0["name"] as? String }, ["Fimmvörðuháls", "熊野古道 中辺路", "Laugavegur"])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CoreData: sql:") }.count, 1, lines.joined(separator: "\n"))
+    }
+
+    func testPrefetchingLoadsRelationshipsInOneStatementEach() throws {
+        let trails = request("lengthKm > 20")
+        trails.relationshipKeyPathsForPrefetching = ["country", "hikes"]
+        let (result, lines) = try capturingSQL { try context.fetch(trails) }
+        let statements = lines.filter { $0.hasPrefix("CoreData: sql:") }
+        XCTAssertEqual(statements.count, 4, lines.joined(separator: "\n"))
+        XCTAssertTrue(statements[1].contains("FROM ZCOUNTRY t0 WHERE t0.Z_PK IN ("), statements[1])
+        XCTAssertTrue(statements[2].hasPrefix("CoreData: sql: SELECT t0.ZTRAIL, 0, t0.Z_PK FROM ZHIKE t0 WHERE  t0.ZTRAIL IN ("), statements[2])
+        let (summary, firing) = capturingSQL {
+            result.map { trail -> String in
+                let country = (trail.value(forKey: "country") as? NSManagedObject)?.value(forKey: "code") as? String ?? "-"
+                let hikes = (trail.value(forKey: "hikes") as? Set<NSManagedObject>) ?? []
+                let total = hikes.compactMap { $0.value(forKey: "distance") as? Double }.reduce(0, +)
+                return "\(country) \(hikes.count) \(total)"
+            }
+        }
+        XCTAssertEqual(summary, ["IS 5 60.0", "IS 2 12.0", "JP 3 24.0", "- 2 12.0"])
+        XCTAssertEqual(firing, [], "no statement after prefetching")
+    }
+
+    func testSubentitiesAreChosenByEntityNumber() throws {
+        let place = makeEntity("Place", abstract: true)
+        let peak = makeEntity("Peak")
+        let hut = makeEntity("Hut")
+        place.properties = [makeAttribute("name", .stringAttributeType)]
+        peak.properties = [makeAttribute("height", .integer32AttributeType)]
+        place.subentities = [peak, hut]
+        let container = NSPersistentContainer(name: "Places", managedObjectModel: makeModel([place, peak, hut]))
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Places.sqlite"))]
+        container.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let context = container.viewContext
+        for (entity, name) in [("Peak", "Eiger"), ("Hut", "Eiger Hut"), ("Peak", "Mönch")] {
+            NSEntityDescription.insertNewObject(forEntityName: entity, into: context).setValue(name, forKey: "name")
+        }
+        try context.save()
+        let places = NSFetchRequest<NSManagedObject>(entityName: "Place")
+        places.predicate = NSPredicate(format: "name BEGINSWITH 'Eiger'")
+        let (all, lines) = try capturingSQL(level: 3) { try context.fetch(places) }
+        XCTAssertEqual(all.count, 2)
+        XCTAssertTrue(lines[0].hasSuffix("FROM ZPLACE t0 WHERE  NSCoreDataStringSearch( t0.ZNAME, ?, 8, 0) ORDER BY t0.Z_PK"), lines[0])
+        let peaks = NSFetchRequest<NSManagedObject>(entityName: "Peak")
+        peaks.predicate = places.predicate
+        let (onlyPeaks, peakLines) = try capturingSQL(level: 3) { try context.fetch(peaks) }
+        XCTAssertEqual(onlyPeaks.map { $0.entity.name }, ["Peak"])
+        XCTAssertTrue(peakLines[0].hasSuffix("WHERE ( t0.Z_ENT = ? AND  NSCoreDataStringSearch( t0.ZNAME, ?, 8, 0)) ORDER BY t0.Z_PK"), peakLines[0])
+        XCTAssertEqual(peakLines[1], "CoreData: details: SQLite bind[0] = (int64)3")
+        places.includesSubentities = false
+        XCTAssertEqual(try context.count(for: places), 0)
+    }
+
+    func testSQLDebugFollowsTheUserDefault() throws {
+        let defaults = UserDefaults.standard
+        defer { defaults.removeObject(forKey: "com.apple.CoreData.SQLDebug") }
+        let lock = NSLock()
+        var lines: [String] = []
+        SQLDebugLog.setSink { line in lock.lock(); lines.append(line); lock.unlock() }
+        _ = try context.count(for: request())
+        XCTAssertEqual(lines, [])
+        defaults.set(1, forKey: "com.apple.CoreData.SQLDebug")
+        _ = try context.count(for: request())
+        XCTAssertEqual(lines.first, "CoreData: sql: SELECT COUNT(*) FROM ZTRAIL")
+        defaults.removeObject(forKey: "com.apple.CoreData.SQLDebug")
+        lines.removeAll()
+        _ = try context.count(for: request())
+        XCTAssertEqual(lines, [])
+    }
+}
