@@ -113,7 +113,8 @@ extension NSManagedObjectContext {
             object.state.isUpdated = false
             object.state.changedKeys = []
         }
-        for object in updated.objects where !plan.updatedObjects.contains(where: { $0 === object }) {
+        let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
+        for object in updated.objects where !written.contains(ObjectIdentifier(object)) {
             // Only transient properties changed: nothing was written, nothing is pending.
             object.state.isUpdated = false
             object.state.changedKeys = []
