@@ -281,11 +281,14 @@ extension NSManagedObject {
     }
 
     /// The object's values were replaced wholesale (refreshed, rolled back, reloaded):
-    /// live ordered-set proxies read the relationship again before their next use.
+    /// live ordered-set proxies copy the relationship again, or, when the object just
+    /// became a fault, before their next use (copying now would fire the fault).
     func relationshipsWereReset() {
         guard !state.orderedProxies.isEmpty else { return }
         state.orderedProxies.removeAll { $0.proxy == nil }
-        for entry in state.orderedProxies { entry.proxy?.isStale = true }
+        for entry in state.orderedProxies {
+            if state.isFault { entry.proxy?.isStale = true } else { entry.proxy?.copyRelationship() }
+        }
     }
 }
 

@@ -153,6 +153,29 @@ final class RelationshipTests: GraphTestCase {
         XCTAssertNil(second.trail)
     }
 
+    func testAnOrderedProxyFollowsRollbackAndRefresh() throws {
+        let context = try openContainer().viewContext
+        let trail = GTrail(context: context)
+        trail.name = "Tongariro"
+        for name in ["A", "B", "C"] {
+            let waypoint = GWaypoint(context: context)
+            waypoint.name = name
+            trail.addToWaypoints(waypoint)
+        }
+        try context.save()
+        let proxy = trail.mutableOrderedSetValue(forKey: "waypoints")
+        trail.removeFromWaypoints(at: 0)
+        XCTAssertEqual((proxy.array as! [GWaypoint]).map(\.name!), ["B", "C"], "iteration sees a change made elsewhere")
+        context.rollback()
+        XCTAssertEqual((proxy.array as! [GWaypoint]).map(\.name!), ["A", "B", "C"], "and a rollback")
+        context.refresh(trail, mergeChanges: false)
+        XCTAssertTrue(trail.isFault, "the proxy does not fire the fault")
+        XCTAssertEqual(proxy.count, 3)
+        XCTAssertEqual((proxy.array as! [GWaypoint]).map(\.name!), ["A", "B", "C"])
+        proxy.removeObject(at: 1)
+        XCTAssertEqual(waypointNames(trail), ["A", "C"])
+    }
+
     private func waypointNames(_ trail: GTrail) -> [String] {
         (trail.waypoints?.array as? [GWaypoint] ?? []).map { $0.name ?? "?" }
     }
