@@ -16,6 +16,11 @@ enum ManagedObjectClasses {
     private static var models: [WeakModel] = []
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
+    private static var entitiesByClass: [ObjectIdentifier: CachedEntity] = [:]
+    private struct CachedEntity {
+        weak var model: NSManagedObjectModel?
+        weak var entity: NSEntityDescription?
+    }
 
     /// The unqualified class name, e.g. `Trail` for `main.Trail`.
     static func className(of type: AnyClass) -> String {
@@ -62,14 +67,29 @@ enum ManagedObjectClasses {
 
     /// The entity in `model` whose class is `type` (by name), if any.
     static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        let key = ObjectIdentifier(type)
+        lock.lock()
+        // Remembered per class for a model that can no longer change (inserting many
+        // objects of one class asks every time).
+        if let cached = entitiesByClass[key], cached.model === model, !model.isEditable {
+            lock.unlock()
+            return cached.entity
+        }
+        lock.unlock()
         noteClass(type)
         let name = className(of: type)
         let qualified = String(reflecting: type)
-        return model.entities.first { entity in
+        let found = model.entities.first { entity in
             guard let className = entity.managedObjectClassName else { return false }
             let bare = className.hasPrefix(".") ? String(className.dropFirst()) : className
             return bare == qualified || bare == name || bare.split(separator: ".").last.map(String.init) == name && bare.contains(".")
         }
+        if !model.isEditable {
+            lock.lock()
+            entitiesByClass[key] = CachedEntity(model: model, entity: found)
+            lock.unlock()
+        }
+        return found
     }
 
     /// The entity of `type` in the models coordinators have used, newest first.
