@@ -73,12 +73,11 @@ enum SQLFunctions {
     /// `NSAnchoredSearch | NSBackwardsSearch` (12) for `ENDSWITH`.
     static func searchFlags(_ op: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Int {
         var flags = 0
-        if options.contains(.normalized) {
-            flags = 2
-        } else {
-            if options.contains(.caseInsensitive) { flags |= 0x101 }
-            if options.contains(.diacriticInsensitive) { flags |= 0x180 }
-        }
+        // Core Data lets [n] replace the others; in-memory evaluation still folds for a [c]
+        // or [d] given with [n], so those bits stay.
+        if options.contains(.normalized) { flags |= 2 }
+        if options.contains(.caseInsensitive) { flags |= 0x101 }
+        if options.contains(.diacriticInsensitive) { flags |= 0x180 }
         switch op {
         case .beginsWith: flags |= 8
         case .endsWith: flags |= 12
@@ -90,12 +89,9 @@ enum SQLFunctions {
     /// The operator and options that ``searchFlags(_:_:)`` encoded.
     static func decodeSearchFlags(_ flags: Int) -> (NSComparisonPredicate.Operator, NSComparisonPredicate.Options) {
         var options: NSComparisonPredicate.Options = []
-        if flags & 2 != 0 {
-            options.insert(.normalized)
-        } else {
-            if flags & 1 != 0 { options.insert(.caseInsensitive) }
-            if flags & 0x80 != 0 { options.insert(.diacriticInsensitive) }
-        }
+        if flags & 2 != 0 { options.insert(.normalized) }
+        if flags & 1 != 0 { options.insert(.caseInsensitive) }
+        if flags & 0x80 != 0 { options.insert(.diacriticInsensitive) }
         let op: NSComparisonPredicate.Operator = flags & 12 == 12 ? .endsWith : (flags & 8 != 0 ? .beginsWith : .contains)
         return (op, options)
     }
@@ -110,7 +106,38 @@ enum SQLFunctions {
     private static func stringSearch(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
         guard let values else { return sqlite3_result_int(context, 0) }
         let (op, options) = decodeSearchFlags(Int(sqlite3_value_int64(values[2])))
-        evaluate(context, values, op: op, options: options)
+        let prepared = preparedBox(context, values, op: op, options: options)
+        if let needle = prepared.asciiNeedle, let found = asciiSearch(values[0], needle, op, foldCase: options.contains(.caseInsensitive)) {
+            return sqlite3_result_int(context, found ? 1 : 0)
+        }
+        let result = PredicateComparison.compare(scalar(values[0]), op, prepared.right, options: options, prepared: prepared.prepared)
+        sqlite3_result_int(context, result ? 1 : 0)
+    }
+
+    /// `BEGINSWITH`/`ENDSWITH`/`CONTAINS` on an ASCII value without carriage returns, byte
+    /// by byte: what `PredicateStrings.substring` answers for such text (ASCII folding is
+    /// lower-casing, and every ASCII character but `\r\n` is a character of its own), without
+    /// making a `String`. `nil` when the value is not such text.
+    private static func asciiSearch(_ value: OpaquePointer?, _ needle: [UInt8], _ op: NSComparisonPredicate.Operator, foldCase: Bool) -> Bool? {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
+        let count = Int(sqlite3_value_bytes(value))
+        for index in 0..<count where text[index] >= 0x80 || text[index] == 0x0D { return nil }
+        guard needle.count <= count else { return false }
+        @inline(__always) func byte(_ index: Int) -> UInt8 {
+            let raw = text[index]
+            return foldCase && raw >= 65 && raw <= 90 ? raw + 32 : raw
+        }
+        func matches(at start: Int) -> Bool {
+            for offset in 0..<needle.count where byte(start + offset) != needle[offset] { return false }
+            return true
+        }
+        switch op {
+        case .beginsWith: return matches(at: 0)
+        case .endsWith: return matches(at: count - needle.count)
+        default:
+            for start in 0...(count - needle.count) where matches(at: start) { return true }
+            return false
+        }
     }
 
     private static func compareCall(_ context: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>?, op: NSComparisonPredicate.Operator, optionsArgument: Int) {
@@ -132,17 +159,21 @@ enum SQLFunctions {
     /// as long as it stays the same.
     private static func evaluate(_ context: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>, op: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options) {
         let left = scalar(values[0])
-        let prepared: PreparedBox
-        if let pointer = sqlite3_get_auxdata(context, 1) {
-            prepared = Unmanaged<PreparedBox>.fromOpaque(pointer).takeUnretainedValue()
-        } else {
-            prepared = PreparedBox(right: swiftValue(values[1]), op: op, options: options)
-            sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(prepared).toOpaque()) { pointer in
-                if let pointer { Unmanaged<PreparedBox>.fromOpaque(pointer).release() }
-            }
-        }
+        let prepared = preparedBox(context, values, op: op, options: options)
         let result = PredicateComparison.compare(left, op, prepared.right, options: options, prepared: prepared.prepared)
         sqlite3_result_int(context, result ? 1 : 0)
+    }
+
+    /// The right-hand value prepared once and kept on argument 1 while it stays the same.
+    private static func preparedBox(_ context: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>, op: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options) -> PreparedBox {
+        if let pointer = sqlite3_get_auxdata(context, 1) {
+            return Unmanaged<PreparedBox>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let prepared = PreparedBox(right: swiftValue(values[1]), op: op, options: options)
+        sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(prepared).toOpaque()) { pointer in
+            if let pointer { Unmanaged<PreparedBox>.fromOpaque(pointer).release() }
+        }
+        return prepared
     }
 
     /// A SQLite value as the Swift value in-memory evaluation would see: TEXT as `String`,
@@ -211,9 +242,18 @@ private final class CollationBox {
 private final class PreparedBox {
     let right: PredicateScalar
     let prepared: PreparedComparison
+    /// The folded needle of a substring test, when it is non-empty ASCII without `\r`.
+    let asciiNeedle: [UInt8]?
 
     init(right: Any?, op: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options) {
         self.right = PredicateScalar(right)
         prepared = PreparedComparison(operator: op, right: NSExpression(forConstantValue: right), options: options)
+        if [.beginsWith, .endsWith, .contains].contains(op), let needle = prepared.foldedString.map({ Array($0.utf8) }),
+            !needle.isEmpty, needle.allSatisfy({ $0 < 0x80 && $0 != 0x0D })
+        {
+            asciiNeedle = needle
+        } else {
+            asciiNeedle = nil
+        }
     }
 }
