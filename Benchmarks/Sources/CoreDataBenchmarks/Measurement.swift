@@ -1,5 +1,10 @@
 import Foundation
 
+#if os(Linux)
+/// glibc's `malloc_trim`, which the Glibc module does not export.
+@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+#endif
+
 /// Wall-clock time and the resident-memory high-water mark of one phase.
 struct PhaseMeasurement: Codable {
     var subject: String
@@ -10,16 +15,20 @@ struct PhaseMeasurement: Codable {
 }
 
 enum ProcessMemory {
-    /// Resets the kernel's resident-set high-water mark (VmHWM) for this process, so the
-    /// next reading covers only what follows (Linux 4.0+; writing 5 to clear_refs).
+    /// Returns freed heap to the system, then resets the kernel's resident-set
+    /// high-water mark (VmHWM) for this process, so the next reading covers only what
+    /// follows (Linux 4.0+; writing 5 to clear_refs).
     static func resetPeak() {
+        #if os(Linux)
+        _ = mallocTrim(0)
+        #endif
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 
-    /// VmHWM from /proc/self/status, in megabytes.
-    static func peakMegabytes() -> Double {
+    /// VmHWM (or VmRSS for `field: "VmRSS:"`) from /proc/self/status, in megabytes.
+    static func megabytes(_ field: String = "VmHWM:") -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
         else { return .nan }
         let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? .nan
         return kilobytes / 1024
@@ -32,19 +41,16 @@ func monotonicSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// Runs every phase of one subject in this process, printing one JSON line per phase.
-func runSubject<S: Subject>(_ type: S.Type, databaseURL: URL) throws {
+/// Runs one phase of one subject in this process, printing one JSON line.
+func runPhase<S: Subject>(_ type: S.Type, _ phase: Phase, databaseURL: URL) throws {
     var subject = try S(databaseURL: databaseURL)
-    let encoder = JSONEncoder()
-    for phase in Phase.allCases {
-        try subject.prepare(phase)
-        ProcessMemory.resetPeak()
-        let start = monotonicSeconds()
-        let checksum = try subject.run(phase)
-        let seconds = monotonicSeconds() - start
-        let measurement = PhaseMeasurement(
-            subject: S.name, phase: phase.rawValue, seconds: seconds,
-            peakMegabytes: ProcessMemory.peakMegabytes(), checksum: checksum)
-        print(String(decoding: try encoder.encode(measurement), as: UTF8.self))
-    }
+    try subject.prepare(phase)
+    ProcessMemory.resetPeak()
+    let start = monotonicSeconds()
+    let checksum = try subject.run(phase)
+    let seconds = monotonicSeconds() - start
+    let measurement = PhaseMeasurement(
+        subject: S.name, phase: phase.rawValue, seconds: seconds,
+        peakMegabytes: ProcessMemory.megabytes(), checksum: checksum)
+    print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
 }

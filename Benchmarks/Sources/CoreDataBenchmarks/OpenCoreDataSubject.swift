@@ -6,6 +6,7 @@ import OpenCoreData
 struct OpenCoreDataSubject: Subject {
     static let name = "OpenCoreData"
     private let url: URL
+    private var container: NSPersistentContainer?
     private var ids: [NSManagedObjectID] = []
 
     init(databaseURL: URL) throws { url = databaseURL }
@@ -30,7 +31,7 @@ struct OpenCoreDataSubject: Subject {
         return model
     }()
 
-    private func container() throws -> NSPersistentContainer {
+    private func makeContainer() throws -> NSPersistentContainer {
         let container = NSPersistentContainer(name: "Benchmark", managedObjectModel: Self.model)
         container.persistentStoreDescriptions.first!.url = url
         var loadError: Error?
@@ -40,16 +41,30 @@ struct OpenCoreDataSubject: Subject {
     }
 
     mutating func prepare(_ phase: Phase) throws {
-        guard phase == .fetchByID else { return }
-        let request = NSFetchRequest<NSManagedObjectID>(entityName: "Item")
-        request.resultType = .managedObjectIDResultType
-        request.sortDescriptors = [NSSortDescriptor(key: "code", ascending: true)]
-        let all = try container().viewContext.fetch(request)
-        ids = ItemValues.lookupPositions().map { all[$0] }
+        if phase == .fetchByID {
+            // The IDs, as URIs, from a throwaway container: the measured one starts cold.
+            // (An ID belongs to its coordinator, so it is resolved again in the new one.)
+            let uris: [URL] = try {
+                let request = NSFetchRequest<NSManagedObjectID>(entityName: "Item")
+                request.resultType = .managedObjectIDResultType
+                request.sortDescriptors = [NSSortDescriptor(key: "code", ascending: true)]
+                let all = try makeContainer().viewContext.fetch(request)
+                return ItemValues.lookupPositions().map { all[$0].uriRepresentation() }
+            }()
+            let container = try makeContainer()
+            let coordinator = container.persistentStoreCoordinator
+            ids = try uris.map { uri in
+                guard let id = coordinator.managedObjectID(forURIRepresentation: uri) else { throw BenchmarkError("no ID for \(uri)") }
+                return id
+            }
+            self.container = container
+            return
+        }
+        container = try makeContainer()
     }
 
     mutating func run(_ phase: Phase) throws -> Int {
-        let context = try container().viewContext
+        let context = container!.viewContext
         switch phase {
         case .insert:
             let entity = Self.model.entitiesByName["Item"]!
@@ -81,11 +96,14 @@ struct OpenCoreDataSubject: Subject {
             return checksum
         case .updateAll:
             let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            var checksum = 0
             for item in items {
-                item.setValue((item.value(forKey: "quantity") as! Int32) + 1, forKey: "quantity")
+                let quantity = (item.value(forKey: "quantity") as! Int32) + 1
+                item.setValue(quantity, forKey: "quantity")
+                checksum &+= Int(quantity)
             }
             try context.save()
-            return items.count
+            return checksum
         case .deleteAll:
             let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
             for item in items { context.delete(item) }

@@ -1,31 +1,47 @@
 import Foundation
 
 /// The operations every subject performs, in this order, on its own database file.
-/// Each phase gets a fresh connection (or container) so no phase profits from another's
-/// in-memory caches.
+/// Each phase runs in a process of its own, with a fresh connection (or container), so no
+/// phase profits from another's in-memory caches or inherits its heap.
 enum Phase: String, CaseIterable {
-    case insert = "insert 100,000 objects (8 attributes) and save"
-    case fetchAll = "fetch all, read two attributes of each"
-    case fetchByID = "fetch 10,000 by object ID"
-    case updateAll = "change one attribute on all and save"
-    case deleteAll = "delete all and save"
+    case insert = "insert"
+    case fetchAll = "fetch-all"
+    case fetchByID = "fetch-by-id"
+    case updateAll = "update-all"
+    case deleteAll = "delete-all"
+
+    /// The row label of the report.
+    var title: String {
+        switch self {
+        case .insert: return "insert \(ItemValues.count.grouped) objects (8 attributes) and save"
+        case .fetchAll: return "fetch all, read two attributes of each"
+        case .fetchByID: return "fetch \(ItemValues.lookups.grouped) by object ID"
+        case .updateAll: return "change one attribute on all and save"
+        case .deleteAll: return "delete all and save"
+        }
+    }
 }
 
 /// One library under measurement.
 protocol Subject {
     static var name: String { get }
     init(databaseURL: URL) throws
-    /// Untimed: prepares what `phase` needs (for example the IDs to fetch).
+    /// Untimed: opens the connection (or container) the phase uses and prepares what it
+    /// needs (for example the IDs to fetch).
     mutating func prepare(_ phase: Phase) throws
     /// Timed. Returns a checksum so the work cannot be optimised away and results can be
-    /// compared across subjects.
+    /// compared across subjects: every subject must return the same checksum for a phase.
     mutating func run(_ phase: Phase) throws -> Int
 }
 
 /// The rows every subject inserts: 8 attributes of the common types.
 struct ItemValues {
-    static let count = 100_000
-    static let lookups = 10_000
+    /// 100,000 unless `BENCH_ROWS` says otherwise (smaller counts are for profiling).
+    static let count: Int = {
+        guard let text = ProcessInfo.processInfo.environment["BENCH_ROWS"], let rows = Int(text), rows > 0 else { return 100_000 }
+        return rows
+    }()
+    static let lookups = min(10_000, count)
     static let epoch = Date(timeIntervalSinceReferenceDate: 700_000_000)
 
     let index: Int
@@ -38,8 +54,22 @@ struct ItemValues {
     var notes: String { "Notes for item number \(index), long enough to be realistic." }
     var code: Int64 { Int64(index) * 7919 }
 
-    /// Positions of the rows fetched by ID: spread over the whole table.
+    /// Positions (in insertion order) of the rows fetched by ID: spread over the whole
+    /// table, each at most once when `count` is not a multiple of 7,919.
     static func lookupPositions() -> [Int] {
         (0..<lookups).map { ($0 * 7_919) % count }
+    }
+}
+
+extension Int {
+    /// `100,000`.
+    var grouped: String {
+        let digits = Array(String(self))
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return result
     }
 }

@@ -1,15 +1,19 @@
 import Foundation
+import GRDBSQLite
 
 // Usage:
-//   core-data-benchmarks [--repeat N]        runs every subject N times (default 3), each
-//                                            repetition in fresh processes and files, and
-//                                            prints a Markdown table of medians and ratios
-//   core-data-benchmarks --subject NAME --db PATH   (internal) one subject, one process
+//   core-data-benchmarks [--repeat N] [--rows R] [--only a,b]
+//       runs every subject N times (default 3), each phase of each repetition in a fresh
+//       process, each repetition on fresh files; checks that the subjects' checksums
+//       agree; prints a Markdown table of medians and ratios. --rows (or BENCH_ROWS)
+//       changes the 100,000 rows, for profiling.
+//   core-data-benchmarks --subject NAME --phase PHASE --db PATH
+//       (internal) one phase of one subject, in this process; prints one JSON line.
 
-let subjects: [String: (URL) throws -> Void] = [
-    "sqlite": { try runSubject(RawSQLiteSubject.self, databaseURL: $0) },
-    "grdb": { try runSubject(GRDBSubject.self, databaseURL: $0) },
-    "opencoredata": { try runSubject(OpenCoreDataSubject.self, databaseURL: $0) },
+let subjects: [String: (Phase, URL) throws -> Void] = [
+    "sqlite": { try runPhase(RawSQLiteSubject.self, $0, databaseURL: $1) },
+    "grdb": { try runPhase(GRDBSubject.self, $0, databaseURL: $1) },
+    "opencoredata": { try runPhase(OpenCoreDataSubject.self, $0, databaseURL: $1) },
 ]
 let order = ["sqlite", "grdb", "opencoredata"]
 
@@ -18,62 +22,103 @@ func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write((message + "\n").data(using: .utf8)!)
+    exit(1)
+}
 
-if let subject = option("--subject"), let path = option("--db") {
-    guard let run = subjects[subject] else {
-        FileHandle.standardError.write("unknown subject \(subject); known: \(order.joined(separator: ", "))\n".data(using: .utf8)!)
-        exit(2)
+if let rows = option("--rows") {
+    guard let count = Int(rows), count > 0 else { fail("--rows needs a positive number") }
+    setenv("BENCH_ROWS", String(count), 1)  // read by ItemValues, inherited by the children
+}
+
+if let subject = option("--subject") {
+    guard let run = subjects[subject] else { fail("unknown subject \(subject); known: \(order.joined(separator: ", "))") }
+    guard let phaseName = option("--phase"), let phase = Phase(rawValue: phaseName) else {
+        fail("--phase must be one of \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
     }
+    guard let path = option("--db") else { fail("--db PATH is required") }
     do {
-        try run(URL(fileURLWithPath: path))
+        try run(phase, URL(fileURLWithPath: path))
     } catch {
-        FileHandle.standardError.write("\(subject) failed: \(error)\n".data(using: .utf8)!)
-        exit(1)
+        fail("\(subject) \(phase.rawValue) failed: \(error)")
     }
     exit(0)
 }
 
 let repetitions = Int(option("--repeat") ?? "3") ?? 3
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
-var results: [String: [String: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs
+for name in only where subjects[name] == nil { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
+var results: [String: [Phase: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("core-data-benchmarks-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
+let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
 
+/// Runs one phase of `subject` in a child process and returns its measurement.
+func measure(_ subject: String, _ phase: Phase, database: URL) throws -> PhaseMeasurement {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = ["--subject", subject, "--phase", phase.rawValue, "--db", database.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        try? FileManager.default.removeItem(at: scratch)
+        fail("\(subject) \(phase.rawValue) exited with status \(process.terminationStatus)")
+    }
+    guard let line = String(decoding: output, as: UTF8.self).split(separator: "\n").last else {
+        fail("\(subject) \(phase.rawValue) printed no measurement")
+    }
+    return try JSONDecoder().decode(PhaseMeasurement.self, from: Data(line.utf8))
+}
+
+FileHandle.standardError.write("\(ItemValues.count.grouped) rows, \(repetitions) repetitions, subjects: \(only.joined(separator: ", "))\n".data(using: .utf8)!)
 for repetition in 1...repetitions {
-    for subject in only {
+    // Rotate the order so that no subject always runs first on a shared machine.
+    let shift = (repetition - 1) % only.count
+    let rotated = Array(only[shift...] + only[..<shift])
+    var checksums: [Phase: [(String, Int)]] = [:]
+    for subject in rotated {
         let database = scratch.appendingPathComponent("\(subject)-\(repetition).sqlite")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        process.arguments = ["--subject", subject, "--db", database.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            FileHandle.standardError.write("\(subject) exited with status \(process.terminationStatus)\n".data(using: .utf8)!)
-            exit(1)
+        var line = "run \(repetition)/\(repetitions) \(subject):"
+        for phase in Phase.allCases {
+            let measurement = try measure(subject, phase, database: database)
+            results[subject, default: [:]][phase, default: []].append(measurement)
+            checksums[phase, default: []].append((subject, measurement.checksum))
+            line += " \(phase.rawValue) \(String(format: "%.3f", measurement.seconds))s"
         }
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
-            let measurement = try JSONDecoder().decode(PhaseMeasurement.self, from: Data(line.utf8))
-            results[subject, default: [:]][measurement.phase, default: []].append(measurement)
+        FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: database.path + suffix)
         }
-        FileHandle.standardError.write("run \(repetition)/\(repetitions): \(subject) done\n".data(using: .utf8)!)
+    }
+    // Equivalent work: every subject must produce the same checksum for every phase.
+    for phase in Phase.allCases {
+        let sums = checksums[phase] ?? []
+        if Set(sums.map(\.1)).count > 1 {
+            try? FileManager.default.removeItem(at: scratch)
+            fail("CHECKSUM MISMATCH in \(phase.rawValue) (run \(repetition)): " + sums.map { "\($0.0)=\($0.1)" }.joined(separator: ", "))
+        }
     }
 }
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
-func format(_ value: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", value) }
+func format(_ value: Double, _ digits: Int = 3) -> String { value.isNaN ? "–" : String(format: "%.\(digits)f", value) }
 
-print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | peak MB SQLite / GRDB / OCD |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); every phase's checksums agreed across subjects in every run.")
+print("")
+print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | GRDB ÷ SQLite | peak MB SQLite / GRDB / OCD |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for phase in Phase.allCases {
-    func seconds(_ subject: String) -> Double { median(results[subject]?[phase.rawValue]?.map(\.seconds) ?? []) }
-    func memory(_ subject: String) -> String { format(median(results[subject]?[phase.rawValue]?.map(\.peakMegabytes) ?? []), 0) }
+    func seconds(_ subject: String) -> Double { median(results[subject]?[phase]?.map(\.seconds) ?? []) }
+    func memory(_ subject: String) -> String { format(median(results[subject]?[phase]?.map(\.peakMegabytes) ?? []), 0) }
     let floor = seconds("sqlite"), grdb = seconds("grdb"), ours = seconds("opencoredata")
-    print("| \(phase.rawValue) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(grdb / floor, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
 }
