@@ -9,7 +9,11 @@ import Foundation
 struct PhaseMeasurement: Codable {
     var subject: String
     var phase: String
+    /// Wall-clock seconds.
     var seconds: Double
+    /// User + system CPU seconds of the process: less disturbed than wall-clock time when
+    /// other work shares the machine (it leaves out time spent waiting, fsync included).
+    var cpuSeconds: Double
     var peakMegabytes: Double
     var checksum: Int
 }
@@ -35,6 +39,13 @@ enum ProcessMemory {
     }
 }
 
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
@@ -46,11 +57,11 @@ func runPhase<S: Subject>(_ type: S.Type, _ phase: Phase, databaseURL: URL) thro
     var subject = try S(databaseURL: databaseURL)
     try subject.prepare(phase)
     ProcessMemory.resetPeak()
-    let start = monotonicSeconds()
+    let start = monotonicSeconds(), cpuStart = cpuSeconds()
     let checksum = try subject.run(phase)
-    let seconds = monotonicSeconds() - start
+    let seconds = monotonicSeconds() - start, cpu = cpuSeconds() - cpuStart
     let measurement = PhaseMeasurement(
-        subject: S.name, phase: phase.rawValue, seconds: seconds,
+        subject: S.name, phase: phase.rawValue, seconds: seconds, cpuSeconds: cpu,
         peakMegabytes: ProcessMemory.megabytes(), checksum: checksum)
     print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
 }

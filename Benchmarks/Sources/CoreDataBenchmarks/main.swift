@@ -88,7 +88,7 @@ for repetition in 1...repetitions {
             let measurement = try measure(subject, phase, database: database)
             results[subject, default: [:]][phase, default: []].append(measurement)
             checksums[phase, default: []].append((subject, measurement.checksum))
-            line += " \(phase.rawValue) \(String(format: "%.3f", measurement.seconds))s"
+            line += " \(phase.rawValue) \(String(format: "%.3f", measurement.seconds))s (cpu \(String(format: "%.3f", measurement.cpuSeconds))s)"
         }
         FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
         for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -114,11 +114,14 @@ func format(_ value: Double, _ digits: Int = 3) -> String { value.isNaN ? "–" 
 
 print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); every phase's checksums agreed across subjects in every run.")
 print("")
-print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | GRDB ÷ SQLite | peak MB SQLite / GRDB / OCD |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | GRDB ÷ SQLite | OCD ÷ SQLite, CPU time | peak MB SQLite / GRDB / OCD |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for phase in Phase.allCases {
-    func seconds(_ subject: String) -> Double { median(results[subject]?[phase]?.map(\.seconds) ?? []) }
-    func memory(_ subject: String) -> String { format(median(results[subject]?[phase]?.map(\.peakMegabytes) ?? []), 0) }
+    func seconds(_ subject: String, _ value: KeyPath<PhaseMeasurement, Double> = \.seconds) -> Double {
+        median(results[subject]?[phase]?.map { $0[keyPath: value] } ?? [])
+    }
+    func memory(_ subject: String) -> String { format(seconds(subject, \.peakMegabytes), 0) }
     let floor = seconds("sqlite"), grdb = seconds("grdb"), ours = seconds("opencoredata")
-    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(grdb / floor, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
+    let cpuRatio = seconds("opencoredata", \.cpuSeconds) / seconds("sqlite", \.cpuSeconds)
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(grdb / floor, 2))× | \(format(cpuRatio, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
 }
