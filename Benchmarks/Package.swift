@@ -27,6 +27,16 @@ let package = Package(
             ],
             path: "Sources/CoreDataBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
-        )
+        ),
+        // Object-graph work (relationships, cascades): `swift run -c release --package-path Benchmarks graph-benchmarks`.
+        .executableTarget(
+            name: "graph-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/GraphBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ]
 )
