@@ -39,5 +39,15 @@ let package = Package(
             path: "Sources/FetchBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // Object-graph work (relationships, cascades): `swift run -c release --package-path Benchmarks graph-benchmarks`.
+        .executableTarget(
+            name: "graph-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/GraphBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ]
 )

@@ -79,6 +79,7 @@ extension NSManagedObjectContext {
     /// Loads the rows of the faults among `objects` in a few batched queries, so that
     /// touching each of them afterwards costs no query of its own.
     func prefetchFaults(_ objects: [NSManagedObject]) {
+        guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else { return }
         var keysByStore: [ObjectIdentifier: (store: NSPersistentStore, keys: [StoreKey])] = [:]
         for object in objects where object.state.isFault {
             guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore, store.rowCache.row(for: key) == nil else { continue }

@@ -303,6 +303,9 @@ open class NSManagedObjectContext {
         }
         let keys = (try? store.engine.destinationKeys(of: relationship, from: key)) ?? []
         let members = keys.map { self.object(for: $0, in: store) }
+        // The members stay faults, but their rows are read now, a few hundred per query,
+        // so that walking the relationship does not cost one query per object.
+        prefetchFaults(members)
         return relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
     }
 }

@@ -183,9 +183,23 @@ enum CocoaFormatter {
     /// Looks through `Optional` layers that `Any` may hide.
     static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        guard let child = mirror.children.first else { return nil }
-        return unwrap(child.value)
+        // A cast to a protocol only Optional adopts: much cheaper than a Mirror, and this
+        // runs for every value set on a managed object.
+        guard let optional = value as? AnyOptionalValue else { return value }
+        return unwrap(optional.wrappedValueAsAny)
+    }
+}
+
+/// Lets ``CocoaFormatter/unwrap(_:)`` see through an `Optional` hidden in an `Any`.
+private protocol AnyOptionalValue {
+    var wrappedValueAsAny: Any? { get }
+}
+
+extension Optional: AnyOptionalValue {
+    fileprivate var wrappedValueAsAny: Any? {
+        switch self {
+        case .some(let wrapped): return wrapped
+        case .none: return nil
+        }
     }
 }

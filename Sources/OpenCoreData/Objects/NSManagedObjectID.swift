@@ -17,8 +17,10 @@ public final class NSManagedObjectID: NSObject {
     public private(set) weak var persistentStore: NSPersistentStore?
     /// The row the ID names; `nil` while it is temporary.
     let storeKey: StoreKey?
-    /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI).
-    private let temporaryIdentifier: String?
+    /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI). Made the first time
+    /// the URI is asked for: many temporary IDs (those of faults, about to be replaced)
+    /// never are, and making a UUID costs a system call.
+    private lazy var temporaryIdentifier: String? = storeKey == nil ? UUID().uuidString : nil
     /// The store UUID, kept so the URI survives the store being removed.
     private let storeIdentifier: String?
 
@@ -26,7 +28,6 @@ public final class NSManagedObjectID: NSObject {
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.storeKey = nil
-        self.temporaryIdentifier = UUID().uuidString
         self.storeIdentifier = nil
         self.persistentStore = nil
     }
@@ -35,7 +36,6 @@ public final class NSManagedObjectID: NSObject {
     init(store: NSPersistentStore, key: StoreKey, entity: NSEntityDescription) {
         self.entity = entity
         self.storeKey = key
-        self.temporaryIdentifier = nil
         self.storeIdentifier = store.identifier
         self.persistentStore = store
     }

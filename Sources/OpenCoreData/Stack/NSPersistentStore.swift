@@ -55,7 +55,9 @@ open class NSPersistentStore {
     }
 
     /// The store's unique identifier, a UUID made when the store file was created.
-    public var identifier: String! { engine.identifier }
+    public var identifier: String! { storeIdentifier }
+    /// Read once: every permanent object ID names its store, and the UUID never changes.
+    private lazy var storeIdentifier: String = engine.identifier
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     public var metadata: [String: Any]! {

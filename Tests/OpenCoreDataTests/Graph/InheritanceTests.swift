@@ -74,6 +74,45 @@ final class InheritanceTests: GraphTestCase {
         XCTAssertTrue(ManagedObjectClasses.objectClass(for: country) == GCountry.self)
     }
 
+    func testAnInheritanceTreeBuiltInCodeWorksLikeOneFromAModelFile() throws {
+        func attribute(_ name: String) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = .stringAttributeType
+            return attribute
+        }
+        let region = NSEntityDescription(), country = NSEntityDescription(), continent = NSEntityDescription()
+        region.name = "Region"; country.name = "Country"; continent.name = "Continent"
+        region.isAbstract = true
+        region.properties = [attribute("name")]
+        country.properties = [attribute("code")]
+        region.subentities = [country, continent]
+        let codeModel = NSManagedObjectModel()
+        codeModel.entities = [region, country, continent]
+        XCTAssertEqual(country.properties.map(\.name), ["name", "code"], "inherited once the parent is set")
+
+        let container = NSPersistentContainer(name: "Code", managedObjectModel: codeModel)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Code.sqlite"))]
+        container.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let context = container.viewContext
+        let iceland = NSEntityDescription.insertNewObject(forEntityName: "Country", into: context)
+        iceland.setValue("Iceland", forKey: "name")
+        iceland.setValue("IS", forKey: "code")
+        let europe = NSEntityDescription.insertNewObject(forEntityName: "Continent", into: context)
+        europe.setValue("Europe", forKey: "name")
+        try context.save()
+
+        let reopened = NSPersistentContainer(name: "Code", managedObjectModel: codeModel)
+        reopened.persistentStoreDescriptions = container.persistentStoreDescriptions
+        reopened.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Region")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let regions = try reopened.viewContext.fetch(request)
+        XCTAssertEqual(regions.map { $0.entity.name }, ["Continent", "Country"])
+        XCTAssertEqual(regions.map { $0.value(forKey: "name") as? String }, ["Europe", "Iceland"])
+        XCTAssertEqual(regions[1].value(forKey: "code") as? String, "IS")
+    }
+
     func testAKeyOnlyASiblingHasIsUnknown() throws {
         let context = try openContainer().viewContext
         let continent = GContinent(context: context)
