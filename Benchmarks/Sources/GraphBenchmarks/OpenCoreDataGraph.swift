@@ -11,6 +11,7 @@ struct OpenCoreDataGraph: GraphSubject {
     /// The timed run's container, kept past the measurement: an app keeps its objects, so
     /// tearing 100,000 of them down is not part of the work measured.
     private var kept: NSPersistentContainer?
+    private var keptObject: NSManagedObject?
 
     init(databaseURL: URL) throws { url = databaseURL }
 
@@ -104,6 +105,7 @@ struct OpenCoreDataGraph: GraphSubject {
         switch phase {
         case .traverse:
             let trail = try startObject(in: container)
+            keptObject = trail
             var total: Int64 = 0
             for hike in trail.value(forKey: "hikes") as! Set<NSManagedObject> {
                 total += (hike.value(forKey: "distance") as! NSNumber).int64Value
