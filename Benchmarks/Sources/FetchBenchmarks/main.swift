@@ -163,6 +163,14 @@ let rawCategory = RawQuery("SELECT \(columns) FROM ZITEM WHERE ZCATEGORY = ? ORD
 results.append(try compare("fetch `category == %@` (indexed)", openCoreData: { try context.fetch(byCategory).count },
                            raw: { rawCategory.rows { bindText($0, 1, "category-42") }.count }))
 
+let categoryIDs = NSFetchRequest<NSManagedObjectID>(entityName: "Item")
+categoryIDs.resultType = .managedObjectIDResultType
+categoryIDs.predicate = byCategory.predicate
+let rawCategoryKeys = RawQuery("SELECT Z_PK, 0, NULL, NULL, 0, 0, 0 FROM ZITEM WHERE ZCATEGORY = ? ORDER BY Z_PK")
+results.append(try compare("fetch IDs `category == %@` (indexed)", rawNote: "primary keys only",
+                           openCoreData: { try context.fetch(categoryIDs).count },
+                           raw: { rawCategoryKeys.rows { bindText($0, 1, "category-42") }.count }))
+
 // 2. CONTAINS[cd] over every row.
 let containing = NSFetchRequest<NSManagedObject>(entityName: "Item")
 containing.predicate = NSPredicate(format: "name CONTAINS[cd] %@", "zurich")
@@ -178,6 +186,11 @@ results.append(try compare("fetch `name CONTAINS[c] %@`", rawNote: "`LIKE '%ridg
                                return try context.fetch(request).count
                            },
                            raw: { rawLikeU.rows { bindText($0, 1, "%ridge%") }.count }))
+
+let rawLikeCount = RawQuery("SELECT COUNT(*) FROM ZITEM WHERE ZNAME LIKE ?")
+results.append(try compare("count `name CONTAINS[cd] %@`", rawNote: "`LIKE '%zurich%'`, not Unicode-aware",
+                           openCoreData: { try context.count(for: containing) },
+                           raw: { rawLikeCount.integer { bindText($0, 1, "%zurich%") } }))
 
 // 3. Counts.
 let expensive = NSFetchRequest<NSManagedObject>(entityName: "Item")
