@@ -1,5 +1,6 @@
 # The two commands in README.md. Both install the C libraries they need when missing.
 SWIFT ?= swift
+SHELL := /bin/bash
 BIN := .build/debug
 
 .PHONY: book test build deps serve verify bench fuzz clean
@@ -18,9 +19,14 @@ book: build
 	@echo "==> Open file://$(CURDIR)/book/index.html"
 
 # Unit tests of every library, and ChapterTests, which verifies every chapter.
+# The tests are XCTest; the Swift Testing runner would only add an empty "0 tests" run.
 test: build
 	@echo "==> Running unit tests and verifying every chapter (swift test)"
-	@$(SWIFT) test
+	@$(SWIFT) test --disable-swift-testing 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	@# One plain closing line with the totals of the last XCTest summary.
+	@awk '/Executed [0-9]+ tests?, with [0-9]+ failures/ { match($$0, /Executed [0-9]+/); n = substr($$0, RSTART + 9, RLENGTH - 9); \
+	  match($$0, /with [0-9]+/); f = substr($$0, RSTART + 5, RLENGTH - 5) } \
+	  END { if (n != "") print "tests: " n - f " passed, " f " failed" }' .build/test.log
 
 # Fuzzes the predicate parser with libFuzzer for FUZZ_SECONDS (CI runs it after `make test`).
 FUZZ_SECONDS ?= 30

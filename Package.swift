@@ -40,6 +40,7 @@ let package = Package(
         .target(
             name: "OpenCoreData",
             dependencies: ["CSQLite", "Digest", "OpenCoreDataMacros"],
+            exclude: ["LinuxDifferences.md"],
             // Core Data predates Swift concurrency: contexts serialize access through
             // their queues (perform/performAndWait), not through Sendable checking.
             swiftSettings: [.swiftLanguageMode(.v5)]

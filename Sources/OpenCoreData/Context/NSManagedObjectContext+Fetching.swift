@@ -23,8 +23,7 @@ extension NSManagedObjectContext {
         case .managedObjectIDResultType:
             results = try matchingObjectIDs(entity: entity, request: request)
         case .dictionaryResultType:
-            let objects = try matchingObjects(entity: entity, request: request)
-            results = dictionaries(for: objects, request: request)
+            results = try dictionaryResults(for: request, entity: entity)
         default:
             let objects = try matchingObjects(entity: entity, request: request)
             if !request.returnsObjectsAsFaults, request.fetchBatchSize == 0 { objects.forEach { $0.fulfillFaultIfNeeded() } }
@@ -284,27 +283,5 @@ extension NSManagedObjectContext {
             }
             return left.offset < right.offset
         }.map(\.element)
-    }
-
-    /// One dictionary per object: the attributes `propertiesToFetch` names (all when `nil`),
-    /// nil values left out, duplicates dropped when `returnsDistinctResults`.
-    private func dictionaries<T>(for objects: [NSManagedObject], request: NSFetchRequest<T>) -> [NSDictionary] {
-        var seen: Set<NSDictionary> = []
-        var results: [NSDictionary] = []
-        for object in objects {
-            let names: [String] = request.propertiesToFetch.map { properties in
-                properties.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
-            } ?? object.entity.propertyTable.persistentAttributes.map(\.name)
-            var dictionary: [String: Any] = [:]
-            for name in names {
-                if let value = object.value(forKey: name) { dictionary[name] = value }
-            }
-            let result = NSDictionary(dictionary: dictionary)
-            if request.returnsDistinctResults {
-                guard seen.insert(result).inserted else { continue }
-            }
-            results.append(result)
-        }
-        return results
     }
 }

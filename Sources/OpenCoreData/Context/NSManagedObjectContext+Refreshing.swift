@@ -43,6 +43,7 @@ extension NSManagedObjectContext {
                 object.state.values[key] = value ?? nil
                 if table.byName[key] is NSRelationshipDescription { object.state.loadedRelationships.insert(key) }
             }
+            object.relationshipsWereReset()
             return
         }
         object.willTurnIntoFault()
@@ -52,6 +53,7 @@ extension NSManagedObjectContext {
         object.state.isUpdated = false
         object.state.loadedRelationships = []
         object.state.isFault = true
+        object.relationshipsWereReset()
         object.didTurnIntoFault()
     }
 
@@ -62,10 +64,13 @@ extension NSManagedObjectContext {
 
     /// Gives `object` its saved values back and clears its change flags.
     private func revertToSnapshot(_ object: NSManagedObject) {
+        // An object whose row is gone stays deleted: there is nothing to go back to.
+        guard !object.state.isInaccessible else { return }
         object.state.isDeleted = false
         object.state.isUpdated = false
         object.state.changedKeys = []
         object.state.loadedRelationships = []
         object.state.values = object.state.snapshot?.attributes ?? [:]
+        object.relationshipsWereReset()
     }
 }

@@ -26,13 +26,11 @@ extension NSManagedObjectContext {
     }
 
     /// Runs the delete rules of objects deleted since the last call: `prepareForDeletion`,
-    /// then nullify, cascade or no action. Deny is checked at save.
+    /// then nullify or cascade (deleting further objects, whose rules run in turn). Deny is
+    /// checked at save; no action does nothing.
     public func processPendingChanges() {
-        // Cascades add deletions while the rules run: take the list in rounds until none are left.
-        while !deletionsToProcess.isEmpty {
-            let round = deletionsToProcess.objects
-            deletionsToProcess = ObjectList()
-            for object in round { applyDeleteRules(to: object) }
+        while let object = deletionsToProcess.popFirst() {
+            applyDeleteRules(to: object)
         }
     }
 
@@ -52,22 +50,42 @@ extension NSManagedObjectContext {
     }
 
     /// `prepareForDeletion`, then the relationship delete rules of `object`.
+    ///
+    /// Nullify and cascade tear the relationship down on both sides: the deleted object
+    /// lets go of its destinations and each destination drops the deleted object from its
+    /// inverse. Cascade then deletes the destinations (once each, so cycles end). Deny and
+    /// no action leave both sides as they are: deny fails the save while the relationship
+    /// holds objects, and no action leaves the destinations pointing at the deleted object.
     func applyDeleteRules(to object: NSManagedObject) {
         object.prepareForDeletion()
         for relationship in object.entity.propertyTable.relationships {
-            let value = object.relationshipValue(for: relationship)
-            let members = relationship.isToMany ? toManyMembers(value) : (value as? NSManagedObject).map { [$0] } ?? []
+            let cascades: Bool
             switch relationship.deleteRule {
-            case .nullifyDeleteRule:
-                for member in members { member.removeInverse(of: object, through: relationship) }
-            case .cascadeDeleteRule:
-                for member in members where !member.state.isDeleted {
-                    member.removeInverse(of: object, through: relationship)
-                    delete(member)
-                }
-            case .denyDeleteRule, .noActionDeleteRule:
-                break
+            case .nullifyDeleteRule: cascades = false
+            case .cascadeDeleteRule: cascades = true
+            case .denyDeleteRule, .noActionDeleteRule: continue
             }
+            let members = object.members(of: relationship)
+            guard !members.isEmpty else { continue }
+            prefetchFaults(members)
+            object.releaseMembers(of: relationship)
+            for member in members where member !== object { member.inverseDidLose(object, through: relationship) }
+            if cascades {
+                for member in members where !member.state.isDeleted { delete(member) }
+            }
+        }
+    }
+
+    /// Loads the rows of the faults among `objects` in a few batched queries, so that
+    /// touching each of them afterwards costs no query of its own.
+    func prefetchFaults(_ objects: [NSManagedObject]) {
+        var keysByStore: [ObjectIdentifier: (store: NSPersistentStore, keys: [StoreKey])] = [:]
+        for object in objects where object.state.isFault {
+            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore, store.rowCache.row(for: key) == nil else { continue }
+            keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
+        }
+        for (store, keys) in keysByStore.values where keys.count > 1 {
+            if let rows = try? store.engine.fetchRows(for: keys) { store.rowCache.store(rows) }
         }
     }
 
@@ -115,21 +133,16 @@ extension NSManagedObjectContext {
 }
 
 extension NSManagedObject {
-    /// The delete rule's nullify: `deleted` no longer appears in this object's inverse of `relationship`.
-    func removeInverse(of deleted: NSManagedObject, through relationship: NSRelationshipDescription) {
-        guard let inverse = relationship.inverseRelationship, !state.isDeleted else { return }
-        if inverse.isToMany {
-            let members = toManyMembers(relationshipValue(for: inverse))
-            guard members.contains(where: { $0 === deleted }) else { return }
-            let remaining = members.filter { $0 !== deleted }
-            willChangeValue(forKey: inverse.name)
-            setPrimitiveValue(inverse.isOrdered ? NSOrderedSet(array: remaining) : Set(remaining), forKey: inverse.name)
-            didChangeValue(forKey: inverse.name)
-        } else if relationshipValue(for: inverse) as? NSManagedObject === deleted {
-            willChangeValue(forKey: inverse.name)
-            setPrimitiveValue(nil, forKey: inverse.name)
-            didChangeValue(forKey: inverse.name)
-        }
+    /// A deleted object lets go of the destinations of `relationship` (nil or empty), as
+    /// the delete rules tear it down.
+    func releaseMembers(of relationship: NSRelationshipDescription) {
+        let key = relationship.name
+        willChangeValue(forKey: key)
+        state.values[key] = relationship.isToMany ? emptyValue(for: relationship) : nil
+        state.loadedRelationships.insert(key)
+        noteChange(forKey: key)
+        relationshipStorageDidChange(key)
+        didChangeValue(forKey: key)
     }
 }
 

@@ -40,6 +40,9 @@ open class NSManagedObjectContext {
     var inserted = ObjectList(), updated = ObjectList(), deleted = ObjectList()
     /// Deleted objects whose delete rules have not run yet.
     var deletionsToProcess = ObjectList()
+    /// Deleted objects that were never saved, waiting for their delete rules.
+    var unsavedDeletions = ObjectList()
+    private var isProcessingUnsavedDeletions = false
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
     public init(concurrencyType: ConcurrencyType) {
@@ -128,22 +131,36 @@ open class NSManagedObjectContext {
     }
 
     /// Marks `object` for deletion at the next save; its delete rules run then (or at
-    /// ``processPendingChanges()``). An object inserted and never saved simply goes away.
+    /// ``processPendingChanges()``). An object inserted and never saved simply goes away,
+    /// its delete rules applied at once.
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, !object.state.isDeleted else { return }
         if object.state.isInserted {
             object.state.isDeleted = true
-            applyDeleteRules(to: object)
             inserted.remove(object)
             updated.remove(object)
-            forget(object)
+            unsavedDeletions.append(object)
+            processUnsavedDeletions()
             return
         }
         object.fulfillFaultIfNeeded()
+        guard !object.state.isDeleted else { return }  // its row was gone: already deleted
         object.state.isDeleted = true
         updated.remove(object)
         deleted.append(object)
         deletionsToProcess.append(object)
+    }
+
+    /// Applies the delete rules of deleted objects that were never saved, then forgets
+    /// them. Iterative, so a long cascade through new objects cannot overflow the stack.
+    private func processUnsavedDeletions() {
+        guard !isProcessingUnsavedDeletions else { return }
+        isProcessingUnsavedDeletions = true
+        defer { isProcessingUnsavedDeletions = false }
+        while let object = unsavedDeletions.popFirst() {
+            applyDeleteRules(to: object)
+            forget(object)
+        }
     }
 
     /// The object with `objectID`: the registered one, or a fault that loads when touched.
@@ -230,7 +247,7 @@ open class NSManagedObjectContext {
         for object in registeredObjects { object.managedObjectContext = nil }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
-        inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList()
+        inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
     }
 
     /// Called when a property of `object` first changes after a save or fetch.
@@ -255,15 +272,22 @@ open class NSManagedObjectContext {
             guard shouldDeleteInaccessibleFaults else {
                 raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(object.objectID)'")
             }
+            // As Core Data does: every value reads as nil or 0, and the object joins the
+            // deleted objects, exempt from validation, discarded at the next save.
             object.state.isFault = false
             object.state.isInaccessible = true
             object.state.isDeleted = true
             object.state.values = [:]
+            object.state.loadedRelationships = Set(object.entity.propertyTable.relationships.map(\.name))
+            object.relationshipsWereReset()
+            updated.remove(object)
+            deleted.append(object)
             return
         }
         object.state.snapshot = row
         object.state.values = row.attributes
         object.state.loadedRelationships = []
+        object.relationshipsWereReset()
         object.state.isFault = false
         object.awakeFromFetch()
     }
@@ -304,6 +328,8 @@ struct ObjectList {
     /// Slots in insertion order; removed objects leave `nil` until the next compaction.
     private var slots: [NSManagedObject?] = []
     private var positions: [ObjectIdentifier: Int] = [:]
+    /// Slots before this one are empty (taken by ``popFirst()``).
+    private var head = 0
 
     var isEmpty: Bool { positions.isEmpty }
     var count: Int { positions.count }
@@ -311,6 +337,21 @@ struct ObjectList {
     var objects: [NSManagedObject] { slots.compactMap { $0 } }
 
     func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
+
+    /// Removes and returns the object added first, if any.
+    mutating func popFirst() -> NSManagedObject? {
+        while head < slots.count {
+            let slot = slots[head]
+            slots[head] = nil
+            head += 1
+            if let object = slot {
+                positions[ObjectIdentifier(object)] = nil
+                if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0 }
+                return object
+            }
+        }
+        return nil
+    }
 
     mutating func append(_ object: NSManagedObject) {
         guard positions[ObjectIdentifier(object)] == nil else { return }
@@ -328,6 +369,7 @@ struct ObjectList {
 
     private mutating func compact() {
         slots = slots.filter { $0 != nil }
+        head = 0
         for (index, object) in slots.enumerated() { positions[ObjectIdentifier(object!)] = index }
     }
 }

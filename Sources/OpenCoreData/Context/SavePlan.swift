@@ -58,6 +58,7 @@ final class SavePlan {
             try store.engine.performSave { transaction in
                 rows = try write(storeWork, to: store, in: transaction)
             }
+            try store.writeAtomicFile()
             store.rowCache.store(rows.map(\.1))
             writtenRows += rows
         }

@@ -25,7 +25,7 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 /// `ResultType` is meant to be a ``NSFetchRequestResult`` type, as on Apple platforms, but
 /// is not constrained: without the Objective-C runtime a protocol type does not conform
 /// to itself, and `NSFetchRequest<NSFetchRequestResult>` must still compile.
-open class NSFetchRequest<ResultType>: CustomStringConvertible {
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringConvertible {
     /// The name of the entity to fetch.
     public var entityName: String?
     /// The entity to fetch; found by ``entityName`` in the context's model when not set.
@@ -60,6 +60,11 @@ open class NSFetchRequest<ResultType>: CustomStringConvertible {
     public var propertiesToFetch: [Any]? { willSet { checkMutable() } }
     /// Whether a dictionary result drops duplicate dictionaries.
     public var returnsDistinctResults: Bool = false { willSet { checkMutable() } }
+    /// The attributes (names or descriptions) whose values group a dictionary result:
+    /// one dictionary per group, aggregates in `propertiesToFetch` computed per group.
+    public var propertiesToGroupBy: [Any]? { willSet { checkMutable() } }
+    /// Which groups of a grouped dictionary result to keep, evaluated against each group.
+    public var havingPredicate: NSPredicate? { willSet { checkMutable() } }
     /// Whether objects already registered in the context are refreshed with the fetched values.
     public var shouldRefreshRefetchedObjects: Bool = false { willSet { checkMutable() } }
     /// Whether the fetch reads the objects' values with their IDs. Defaults to `true`;
@@ -74,11 +79,16 @@ open class NSFetchRequest<ResultType>: CustomStringConvertible {
     var isImmutableTemplate = false
 
     /// A request with no entity yet.
-    public init() {}
+    public override init() { super.init() }
 
     /// A request for objects of the entity named `entityName`.
     public init(entityName: String) {
         self.entityName = entityName
+        super.init()
+    }
+
+    override func execute(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult {
+        try context.executeFetchAsStoreRequest(self)
     }
 
     private func checkMutable() {

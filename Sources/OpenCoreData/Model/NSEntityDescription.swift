@@ -14,7 +14,12 @@ open class NSEntityDescription: CustomStringConvertible {
     /// The entity's name, unique in its model.
     public var name: String?
     /// The class instantiated for objects of this entity. Defaults to `NSManagedObject`.
-    public var managedObjectClassName: String! = "NSManagedObject"
+    public var managedObjectClassName: String! = "NSManagedObject" {
+        didSet { cachedObjectClass = nil }
+    }
+    /// The Swift class found for ``managedObjectClassName``, once looked up, and how many
+    /// modules were known then (a class not found may be found once more are known).
+    var cachedObjectClass: (type: NSManagedObject.Type, modulesKnown: Int)?
     /// Whether the entity only serves as a parent; abstract entities cannot be inserted.
     public var isAbstract: Bool = false
     /// Free-form information from the model editor's User Info.

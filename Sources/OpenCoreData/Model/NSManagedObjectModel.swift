@@ -13,7 +13,9 @@ open class NSManagedObjectModel: CustomStringConvertible {
     /// predicate's format string, turned into requests by the fetching code.
     var fetchRequestTemplateSources: [String: (entityName: String, predicateFormat: String?)] = [:]
     /// Set once a coordinator uses the model; Core Data forbids edits after that.
-    public internal(set) var isEditable: Bool = true
+    public internal(set) var isEditable: Bool = true {
+        didSet { freezeFetchRequestTemplates() }
+    }
     /// Identifiers naming this version of the model (Xcode's "Model Version Identifier").
     public var versionIdentifiers: Set<AnyHashable> = []
     /// Where the model was loaded from, when it came from a file.

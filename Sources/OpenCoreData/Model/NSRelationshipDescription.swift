@@ -21,9 +21,10 @@ open class NSRelationshipDescription: NSPropertyDescription {
     public weak var inverseRelationship: NSRelationshipDescription?
     /// The fewest objects a to-many relationship may hold at save.
     public var minCount: Int = 0
-    /// The most objects the relationship may hold at save; 1 makes it to-one and 0 means
-    /// no limit.
-    public var maxCount: Int = 1
+    /// The most objects the relationship may hold at save; 1 makes it to-one and 0 (the
+    /// default, as in Core Data) means no limit, so a new relationship is to-many until
+    /// you set 1.
+    public var maxCount: Int = 0
     public var deleteRule: NSDeleteRule = .nullifyDeleteRule
     /// Whether a to-many relationship keeps its order (an `NSOrderedSet`).
     public var isOrdered: Bool = false

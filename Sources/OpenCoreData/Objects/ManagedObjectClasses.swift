@@ -9,7 +9,6 @@ import Foundation
 /// object class the program has used.
 enum ManagedObjectClasses {
     private static let lock = NSLock()
-    private static var classesByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
     private static var knownModules: [String] = []
     /// Classes already noted, so inserting many objects costs one lookup each.
     private static var notedClasses: Set<ObjectIdentifier> = []
@@ -17,6 +16,11 @@ enum ManagedObjectClasses {
     private static var models: [WeakModel] = []
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
+    private static var entitiesByClass: [ObjectIdentifier: CachedEntity] = [:]
+    private struct CachedEntity {
+        weak var model: NSManagedObjectModel?
+        weak var entity: NSEntityDescription?
+    }
 
     /// The unqualified class name, e.g. `Trail` for `main.Trail`.
     static func className(of type: AnyClass) -> String {
@@ -42,28 +46,50 @@ enum ManagedObjectClasses {
 
     /// The class to instantiate for objects of `entity`: the class the model names (or the
     /// nearest ancestor entity's), else `NSManagedObject`.
+    ///
+    /// The answer is kept on the entity (not in a table keyed by its address, which a later
+    /// entity can reuse once this one is freed). The lock makes that write safe when
+    /// contexts on several queues materialize objects at once.
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
-        let id = ObjectIdentifier(entity)
         lock.lock()
-        if let cached = classesByEntity[id] { lock.unlock(); return cached }
+        if let cached = entity.cachedObjectClass, cached.type != NSManagedObject.self || cached.modulesKnown == knownModules.count {
+            lock.unlock()
+            return cached.type
+        }
+        let modulesKnown = knownModules.count
         lock.unlock()
         let resolved = resolve(entity.managedObjectClassName) ?? entity.superentity.map(objectClass(for:)) ?? NSManagedObject.self
         lock.lock()
-        classesByEntity[id] = resolved
+        entity.cachedObjectClass = (resolved, modulesKnown)
         lock.unlock()
         return resolved
     }
 
     /// The entity in `model` whose class is `type` (by name), if any.
     static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        let key = ObjectIdentifier(type)
+        lock.lock()
+        // Remembered per class for a model that can no longer change (inserting many
+        // objects of one class asks every time).
+        if let cached = entitiesByClass[key], cached.model === model, !model.isEditable {
+            lock.unlock()
+            return cached.entity
+        }
+        lock.unlock()
         noteClass(type)
         let name = className(of: type)
         let qualified = String(reflecting: type)
-        return model.entities.first { entity in
+        let found = model.entities.first { entity in
             guard let className = entity.managedObjectClassName else { return false }
             let bare = className.hasPrefix(".") ? String(className.dropFirst()) : className
             return bare == qualified || bare == name || bare.split(separator: ".").last.map(String.init) == name && bare.contains(".")
         }
+        if !model.isEditable {
+            lock.lock()
+            entitiesByClass[key] = CachedEntity(model: model, entity: found)
+            lock.unlock()
+        }
+        return found
     }
 
     /// The entity of `type` in the models coordinators have used, newest first.

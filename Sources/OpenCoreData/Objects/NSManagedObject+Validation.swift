@@ -44,6 +44,10 @@ extension NSManagedObject {
     func validateAllProperties() throws {
         var errors: [NSError] = []
         for property in entity.propertyTable.all {
+            // A relationship of a saved object that was never loaded has not changed since
+            // it was saved and validated; loading it just to check it again would fetch
+            // every destination.
+            if property is NSRelationshipDescription, !state.isInserted, !state.loadedRelationships.contains(property.name) { continue }
             var boxed: AnyObject? = boxedValue(forKey: property.name)
             do {
                 try withUnsafeMutablePointer(to: &boxed) { pointer in
@@ -72,13 +76,21 @@ extension NSManagedObject {
     /// (1590) objects in a to-many.
     private func relationshipValidationErrors(_ value: Any?, relationship: NSRelationshipDescription) -> [NSError] {
         var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: relationship.name]
+        let members = relationship.isToMany ? toManyMembers(value) : (value as? NSManagedObject).map { [$0] } ?? []
+        if let context = managedObjectContext, let gone = members.first(where: { $0.managedObjectContext !== context }) {
+            // An object deleted before it was ever saved, or one from nowhere: the row
+            // would point at nothing.
+            return [coreDataError(NSManagedObjectValidationError, userInfo: info.merging([
+                NSValidationValueErrorKey: gone, NSLocalizedDescriptionKey: "Dangling reference to an invalid object.",
+            ]) { _, new in new })]
+        }
         guard relationship.isToMany else {
             if value == nil, !relationship.isOptional {
                 return [coreDataError(NSValidationMissingMandatoryPropertyError, userInfo: info)]
             }
             return []
         }
-        let count = toManyMembers(value).count
+        let count = members.count
         info[NSValidationValueErrorKey] = value ?? NSSet()
         if count == 0, relationship.isOptional { return [] }
         if count < max(relationship.minCount, relationship.isOptional ? 0 : 1) {

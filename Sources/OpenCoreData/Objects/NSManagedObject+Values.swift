@@ -64,8 +64,19 @@ extension NSManagedObject {
     /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
     func storePrimitiveValue(_ value: Any?, forKey key: String) {
         fulfillFaultIfNeeded()
-        state.values[key] = CocoaFormatter.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
-        if entity.propertyTable.byName[key] is NSRelationshipDescription { state.loadedRelationships.insert(key) }
+        var stored = CocoaFormatter.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        if let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription {
+            if relationship.isToMany {
+                // Kept in the one form each kind of to-many has, whatever was handed in.
+                let members = toManyMembers(stored)
+                stored = relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
+            }
+            state.values[key] = stored
+            state.loadedRelationships.insert(key)
+            relationshipStorageDidChange(key)
+        } else {
+            state.values[key] = stored
+        }
         noteChange(forKey: key)
     }
 

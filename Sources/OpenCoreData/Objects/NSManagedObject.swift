@@ -143,6 +143,29 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// over to-many ones.
     open func value(forKeyPath keyPath: String) -> Any? { kvcValue(forKeyPath: keyPath) }
 
+    /// A mutable set that stands for the to-many relationship `key`: adding and removing
+    /// objects changes the relationship (and its inverse) at once, and reading it always
+    /// shows the relationship's current members.
+    ///
+    /// ```swift
+    /// trail.mutableSetValue(forKey: "hikes").add(hike)   // hike.trail is now trail
+    /// ```
+    ///
+    /// Stops the program, as Core Data does, when `key` is not an unordered to-many
+    /// relationship (use ``mutableOrderedSetValue(forKey:)`` for an ordered one).
+    open func mutableSetValue(forKey key: String) -> NSMutableSet { relationshipMutableSet(forKey: key) }
+
+    /// A mutable ordered set that stands for the ordered to-many relationship `key`:
+    /// inserting, removing, replacing and moving objects changes the relationship (and the
+    /// inverses) at once.
+    ///
+    /// ```swift
+    /// trail.mutableOrderedSetValue(forKey: "waypoints").insert(summit, at: 0)
+    /// ```
+    ///
+    /// Stops the program, as Core Data does, when `key` is not an ordered to-many relationship.
+    open func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet { relationshipMutableOrderedSet(forKey: key) }
+
     /// The stored value of `key` without change or access notifications: what custom
     /// accessors read.
     open func primitiveValue(forKey key: String) -> Any? { storedPrimitiveValue(forKey: key) }
@@ -238,4 +261,6 @@ struct ManagedObjectState {
     /// The rows fetched together with this fault's (`fetchBatchSize`): firing any of them
     /// loads the whole batch in one statement.
     var fetchBatch: FetchBatch?
+    /// Live proxies from `mutableOrderedSetValue(forKey:)`, kept in step with `values`.
+    var orderedProxies: [WeakOrderedProxy] = []
 }

@@ -4,6 +4,11 @@ import Foundation
 public let NSSQLiteStoreType = "SQLite"
 /// A store kept in memory only; its contents are gone when the coordinator goes.
 public let NSInMemoryStoreType = "InMemory"
+/// An atomic store in one file: read whole when it is added, rewritten whole at every save.
+public let NSBinaryStoreType = "Binary"
+/// The XML atomic store, which Core Data offers on macOS only; adding one here fails with
+/// ``NSPersistentStoreInvalidTypeError``, as on iOS.
+public let NSXMLStoreType = "XML"
 
 /// A persistent store: the file (or memory) where a coordinator keeps objects' rows.
 ///
@@ -18,6 +23,8 @@ open class NSPersistentStore {
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
         /// ``NSInMemoryStoreType``.
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// ``NSBinaryStoreType``.
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
     }
 
     /// The store's type string, e.g. `"SQLite"`.
@@ -56,7 +63,26 @@ open class NSPersistentStore {
         set { try? engine.setMetadata(newValue ?? [:]) }
     }
 
-    deinit { engine.close() }
+    /// For an atomic (binary) store, the private working database the engine uses; the
+    /// store file at ``url`` is a complete copy of it, replaced at every save.
+    var atomicWorkingURL: URL?
+
+    /// Writes an atomic store's whole file: a fresh copy of the working database, moved
+    /// over the old file in one rename. Does nothing for other stores.
+    func writeAtomicFile() throws {
+        guard atomicWorkingURL != nil, let url else { return }
+        let fresh = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
+        try engine.copyDatabase(to: fresh)
+        guard rename(fresh.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: fresh)
+            throw coreDataError(NSPersistentStoreSaveError, userInfo: [NSLocalizedDescriptionKey: "Could not replace the store file \(url.lastPathComponent) (errno \(errno))."])
+        }
+    }
+
+    deinit {
+        engine.close()
+        if let atomicWorkingURL { try? FileManager.default.removeItem(at: atomicWorkingURL.deletingLastPathComponent()) }
+    }
 }
 
 /// Option key: open the store read-only.

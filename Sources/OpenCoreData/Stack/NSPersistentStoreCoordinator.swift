@@ -38,6 +38,7 @@ open class NSPersistentStoreCoordinator {
         options: [AnyHashable: Any]? = nil
     ) throws -> NSPersistentStore {
         let engineURL: URL?
+        var atomicWorkingURL: URL?
         switch storeType {
         case NSSQLiteStoreType:
             guard let storeURL else {
@@ -49,9 +50,31 @@ open class NSPersistentStoreCoordinator {
             try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         case NSInMemoryStoreType:
             engineURL = nil
+        case NSBinaryStoreType:
+            // An atomic store: the engine works on a private copy of the file, read whole
+            // now; each save writes the whole file again (NSPersistentStore.writeAtomicFile).
+            guard let storeURL else {
+                throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
+                    NSLocalizedDescriptionKey: "A binary store needs a file URL."
+                ])
+            }
+            try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let working = FileManager.default.temporaryDirectory
+                .appendingPathComponent("OpenCoreData-atomic-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: working, withIntermediateDirectories: true)
+            let copy = working.appendingPathComponent("store.sqlite")
+            if FileManager.default.fileExists(atPath: storeURL.path) {
+                try FileManager.default.copyItem(at: storeURL, to: copy)
+            }
+            engineURL = copy
+            atomicWorkingURL = copy
+        case NSXMLStoreType:
+            throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
+                NSLocalizedDescriptionKey: "The XML store type is available on macOS only."
+            ])
         default:
             throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
-                NSLocalizedDescriptionKey: "Unknown store type \(storeType); use NSSQLiteStoreType or NSInMemoryStoreType."
+                NSLocalizedDescriptionKey: "Unknown store type \(storeType); use NSSQLiteStoreType, NSInMemoryStoreType or NSBinaryStoreType."
             ])
         }
         if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
@@ -65,6 +88,10 @@ open class NSPersistentStoreCoordinator {
             url: storeURL ?? (storeType == NSInMemoryStoreType ? URL(fileURLWithPath: "/dev/null") : nil),
             options: options, engine: engine)
         store.persistentStoreCoordinator = self
+        if let atomicWorkingURL {
+            store.atomicWorkingURL = atomicWorkingURL
+            if !FileManager.default.fileExists(atPath: storeURL!.path) { try store.writeAtomicFile() }
+        }
         lock.lock()
         stores.append(store)
         lock.unlock()

@@ -19,11 +19,15 @@ final class CrashTests: XCTestCase {
             process.arguments = [store.path]
             let output = Pipe()
             process.standardOutput = output
+            let reader = OutputReader(output.fileHandleForReading)
             try process.run()
-            usleep(UInt32.random(in: 20_000...150_000, using: &generator))
+            // Kill only once the writer is saving (its start-up time depends on the machine's
+            // load), at a random moment in its stream of saves.
+            XCTAssertTrue(reader.waitForFirstSave(seconds: 60), "round \(round): the writer never saved")
+            usleep(UInt32.random(in: 0...60_000, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let printed = reader.finish()
             XCTAssertFalse(printed.contains("open failed"), "round \(round): \(printed)")
             if let last = printed.split(separator: "\n").last(where: { $0.hasPrefix("saved ") }), let number = Int64(last.dropFirst(6)) {
                 lastReported = max(lastReported, number)
@@ -35,6 +39,45 @@ final class CrashTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(Int64(numbers.count), lastReported, "round \(round): a save that returned is missing")
         }
         XCTAssertGreaterThan(lastReported, 0, "the writer saved at least once")
+    }
+
+    /// Collects a child's standard output on a background thread and tells when the first
+    /// "saved" line has arrived.
+    private final class OutputReader: @unchecked Sendable {
+        private let handle: FileHandle
+        private let lock = NSCondition()
+        private var data = Data()
+        private var ended = false
+
+        init(_ handle: FileHandle) {
+            self.handle = handle
+            Thread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    lock.lock()
+                    if chunk.isEmpty { ended = true } else { data.append(chunk) }
+                    lock.broadcast()
+                    lock.unlock()
+                    if chunk.isEmpty { return }
+                }
+            }.start()
+        }
+
+        func waitForFirstSave(seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            lock.lock(); defer { lock.unlock() }
+            while !ended, !String(decoding: data, as: UTF8.self).contains("saved ") {
+                guard lock.wait(until: deadline) else { return false }
+            }
+            return String(decoding: data, as: UTF8.self).contains("saved ")
+        }
+
+        /// Everything the child printed, once its output has ended.
+        func finish() -> String {
+            lock.lock(); defer { lock.unlock() }
+            while !ended { lock.wait() }
+            return String(decoding: data, as: UTF8.self)
+        }
     }
 
     /// Entries per batch, read through a fresh coordinator.

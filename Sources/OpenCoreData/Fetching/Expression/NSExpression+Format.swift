@@ -16,7 +16,7 @@ extension NSExpression {
             var parser = PredicateParser(format: expressionFormat, arguments: arguments)
             parsed = try parser.parseExpression()
         } catch {
-            fatalError(String(describing: error))
+            raiseCoreDataException(.invalidArgument, String(describing: error))
         }
         self.init(node: parsed.node)
     }

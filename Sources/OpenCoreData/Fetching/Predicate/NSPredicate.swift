@@ -129,7 +129,7 @@ extension _PredicateFormatInitializing where Self: NSPredicate {
         do {
             self = try Self.parsed(predicateFormat, arguments.map { $0 as Any })
         } catch {
-            fatalError(String(describing: error))
+            raiseCoreDataException(.invalidArgument, String(describing: error))
         }
     }
 
@@ -138,7 +138,7 @@ extension _PredicateFormatInitializing where Self: NSPredicate {
         do {
             self = try Self.parsed(predicateFormat, arguments ?? [])
         } catch {
-            fatalError(String(describing: error))
+            raiseCoreDataException(.invalidArgument, String(describing: error))
         }
     }
 

@@ -1,0 +1,102 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Brings `contexts` up to date with changes made to the store outside them: by batch
+    /// requests, another coordinator or another process.
+    ///
+    /// `changeNotificationData` holds arrays or sets of `NSManagedObjectID`s (or of their
+    /// `uriRepresentation()` URLs) under ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey``
+    /// and ``NSDeletedObjectsKey`` (or the `…ObjectIDsKey` names a did-save notification
+    /// uses). In each context, deleted objects leave the context; updated objects that
+    /// are loaded are refreshed from the store, keeping their unsaved changes; faults load
+    /// the new values when next touched. Each context then posts
+    /// `NSManagedObjectContextObjectsDidChange` with the objects concerned.
+    ///
+    /// ```swift
+    /// let result = try context.execute(batchDelete) as! NSBatchDeleteResult
+    /// NSManagedObjectContext.mergeChanges(
+    ///     fromRemoteContextSave: [NSDeletedObjectsKey: result.result as! [NSManagedObjectID]],
+    ///     into: [context])
+    /// ```
+    public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        func identifiers(_ keys: String...) -> [Any] {
+            keys.flatMap { key -> [Any] in
+                guard let value = changeNotificationData[AnyHashable(key)] else { return [] }
+                switch value {
+                case let array as [Any]: return array
+                case let set as Set<NSManagedObjectID>: return Array(set)
+                case let set as Set<URL>: return Array(set)
+                case let set as Set<AnyHashable>: return set.map(\.base)
+                case let set as NSSet: return set.allObjects
+                case let array as NSArray: return array.map { $0 }
+                default: return [value]
+                }
+            }
+        }
+        let inserted = identifiers(NSInsertedObjectsKey, NSInsertedObjectIDsKey)
+        let updated = identifiers(NSUpdatedObjectsKey, NSUpdatedObjectIDsKey)
+        let deleted = identifiers(NSDeletedObjectsKey, NSDeletedObjectIDsKey)
+        for context in contexts {
+            context.performAndWait {
+                context.mergeRemoteChanges(
+                    inserted: inserted.compactMap(context.localObjectID), updated: updated.compactMap(context.localObjectID),
+                    deleted: deleted.compactMap(context.localObjectID))
+            }
+        }
+    }
+
+    /// The ID in this context's coordinator naming what `value` (an ID, possibly of another
+    /// coordinator, or its URI) names.
+    private func localObjectID(_ value: Any) -> NSManagedObjectID? {
+        let uri: URL
+        switch value {
+        case let id as NSManagedObjectID:
+            if id.isTemporaryID { return nil }
+            if let store = id.persistentStore, store.persistentStoreCoordinator === persistentStoreCoordinator { return id }
+            uri = id.uriRepresentation()
+        case let url as URL: uri = url
+        case let url as NSURL: uri = url as URL
+        default: return nil
+        }
+        return persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri)
+    }
+
+    private func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        var deletedObjects: [NSManagedObject] = []
+        for id in deleted {
+            if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
+            guard let object = registeredObject(for: id) else { continue }
+            self.updated.remove(object)
+            self.deleted.remove(object)
+            deletionsToProcess.remove(object)
+            object.state.isDeleted = false
+            object.state.isUpdated = false
+            object.state.changedKeys = []
+            forget(object)
+            deletedObjects.append(object)
+        }
+        var refreshed: [NSManagedObject] = []
+        for id in updated {
+            if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
+            guard let object = registeredObject(for: id) else { continue }
+            if !object.state.isFault { refresh(object, mergeChanges: true) }
+            refreshed.append(object)
+        }
+        let insertedObjects = inserted.map { object(with: $0) }
+        guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(insertedObjects), NSUpdatedObjectsKey: Set(refreshed), NSDeletedObjectsKey: Set(deletedObjects),
+        ])
+    }
+}
+
+/// Did-save-with-IDs key: the inserted objects' IDs.
+public let NSInsertedObjectIDsKey = "inserted_objectIDs"
+/// Did-save-with-IDs key: the updated objects' IDs.
+public let NSUpdatedObjectIDsKey = "updated_objectIDs"
+/// Did-save-with-IDs key: the deleted objects' IDs.
+public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+/// Did-save-with-IDs key: the refreshed objects' IDs.
+public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
+/// Did-save-with-IDs key: the invalidated objects' IDs.
+public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"

@@ -1,0 +1,255 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Runs a store request: an ``NSAsynchronousFetchRequest``, an ``NSBatchUpdateRequest``,
+    /// ``NSBatchDeleteRequest`` or ``NSBatchInsertRequest`` (or a plain ``NSFetchRequest``).
+    ///
+    /// Batch requests write to the store directly and at once, in one transaction: they do
+    /// not validate, do not touch this context's objects and ignore its unsaved changes.
+    /// Merge their effects with ``mergeChanges(fromRemoteContextSave:into:)``.
+    ///
+    /// - Returns: the request's result object (``NSBatchUpdateResult``, …); cast it.
+    @discardableResult
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        try request.execute(in: self)
+    }
+
+    // MARK: Fetches
+
+    /// A plain fetch request through `execute(_:)`: fetched at once, the objects in an
+    /// ``NSAsynchronousFetchResult``'s `finalResult`.
+    func executeFetchAsStoreRequest<T>(_ request: NSFetchRequest<T>) throws -> NSPersistentStoreResult {
+        let objects = try fetch(request)
+        let wrapper = NSAsynchronousFetchRequest(fetchRequest: request, completionBlock: nil)
+        let result = NSAsynchronousFetchResult(fetchRequest: wrapper, context: self, progress: nil)
+        result.finalResult = objects
+        return result
+    }
+
+    /// Starts an asynchronous fetch on the context's queue and returns its result at once.
+    ///
+    /// The progress is created here, so it becomes a child of the caller's current
+    /// `Progress` if there is one. On the queue: if the result was cancelled, the completion
+    /// block gets `NSUserCancelledError`; otherwise the fetch runs, `totalUnitCount` becomes
+    /// the number of results and `completedUnitCount` counts up to it (a cancel in between
+    /// stops it), then the completion block gets the results.
+    func executeAsynchronousFetch<T>(_ request: NSAsynchronousFetchRequest<T>) -> NSPersistentStoreResult {
+        let progress = Progress(totalUnitCount: Int64(max(request.estimatedResultCount, 0)))
+        let result = NSAsynchronousFetchResult(fetchRequest: request, context: self, progress: progress)
+        perform {
+            defer { request.completionBlock?(result) }
+            func cancelled() -> Bool {
+                guard result.cancelRequested || progress.isCancelled else { return false }
+                result.finalResult = nil
+                result.operationError = coreDataError(CocoaError.userCancelled.rawValue, userInfo: [NSLocalizedDescriptionKey: "The fetch was cancelled."])
+                return true
+            }
+            if cancelled() { return }
+            do {
+                let objects = try self.fetch(request.fetchRequest)
+                progress.totalUnitCount = Int64(objects.count)
+                for index in objects.indices {
+                    if cancelled() { return }
+                    progress.completedUnitCount = Int64(index + 1)
+                }
+                result.finalResult = objects
+            } catch {
+                result.operationError = error
+            }
+        }
+        return result
+    }
+
+    // MARK: Batch requests
+
+    /// The stores of this context's coordinator that hold `entity` (and that the request's
+    /// `affectedStores` allows).
+    private func stores(holding entity: NSEntityDescription, allowed: [NSPersistentStore]?) throws -> [NSPersistentStore] {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
+        }
+        return coordinator.persistentStores.filter { store in
+            if let allowed, !allowed.contains(where: { $0 === store }) { return false }
+            let members = coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
+            return members.contains { $0 === entity }
+        }
+    }
+
+    /// A context of its own on this context's coordinator, with no changes: what batch
+    /// requests read the store's state through. Keep it alive while using its objects
+    /// (objects hold their context weakly).
+    func makeScratchContext() -> NSManagedObjectContext {
+        let scratch = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        scratch.persistentStoreCoordinator = persistentStoreCoordinator
+        return scratch
+    }
+
+    /// The stored objects of `store` that `request` matches, read in `scratch` so that this
+    /// context's unsaved changes play no part: the store's state, as batch requests see it.
+    /// Called inside the batch's transaction.
+    private func storedMatches(_ request: NSFetchRequest<NSFetchRequestResult>, in store: NSPersistentStore, scratch: NSManagedObjectContext) throws -> [NSManagedObject] {
+        let query = request.copy(as: NSManagedObject.self)
+        query.resultType = .managedObjectResultType
+        query.includesPendingChanges = false
+        return try scratch.fetch(query).filter { $0.objectID.persistentStore === store }
+    }
+
+    func executeBatchUpdate(_ request: NSBatchUpdateRequest) throws -> NSPersistentStoreResult {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
+        }
+        let entity = request.entity(in: model)
+        let table = entity.propertyTable
+        var updates: [(NSAttributeDescription, Any?)] = []
+        for (key, value) in request.propertiesToUpdate ?? [:] {
+            let name = (key.base as? String) ?? (key.base as? NSPropertyDescription)?.name ?? "\(key.base)"
+            guard let attribute = table.persistentAttributes.first(where: { $0.name == name }) else {
+                raiseCoreDataException(.invalidArgument, "Invalid property name '\(name)' in propertiesToUpdate for entity \(entity.name ?? "(null)")")
+            }
+            updates.append((attribute, value))
+        }
+        let fetch = NSFetchRequest<NSFetchRequestResult>()
+        fetch.entity = entity
+        fetch.predicate = request.predicate
+        fetch.includesSubentities = request.includesSubentities
+        var updatedIDs: [NSManagedObjectID] = []
+        for store in try stores(holding: entity, allowed: request.affectedStores) {
+            var keys: [StoreKey] = []
+            let scratch = makeScratchContext()
+            defer { withExtendedLifetime(scratch) {} }
+            try store.engine.performSave { _ in
+                for object in try storedMatches(fetch, in: store, scratch: scratch) {
+                    guard let key = object.objectID.storeKey else { continue }
+                    var values: [(NSAttributeDescription, Any?)] = []
+                    for (attribute, given) in updates {
+                        let value = (given as? NSExpression).map { $0.expressionValue(with: object, context: nil) } ?? given
+                        values.append((attribute, try Self.storedValue(value, for: attribute)))
+                    }
+                    if try store.engine.batchUpdateRow(key, values: values) {
+                        keys.append(key)
+                        updatedIDs.append(object.objectID)
+                    }
+                }
+            }
+            for key in keys { store.rowCache.remove(key) }
+        }
+        switch request.resultType {
+        case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
+        case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updatedIDs, resultType: .updatedObjectIDsResultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: updatedIDs.count), resultType: .updatedObjectsCountResultType)
+        }
+    }
+
+    func executeBatchDelete(_ request: NSBatchDeleteRequest) throws -> NSPersistentStoreResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
+        }
+        if let ids = request.objectIDs, let first = ids.first, ids.contains(where: { $0.entity !== first.entity }) {
+            throw coreDataError(NSCoreDataError, userInfo: [
+                NSLocalizedDescriptionKey: "The object IDs of an NSBatchDeleteRequest must all be of one entity.",
+            ])
+        }
+        guard let entity = request.fetchRequest.resolvedEntity(in: coordinator.managedObjectModel) else {
+            if request.objectIDs?.isEmpty == true { return Self.deleteResult([], request.resultType) }
+            raiseCoreDataException(.internalInconsistency, "NSFetchRequest could not locate an NSEntityDescription for entity name '\(request.fetchRequest.entityName ?? "(null)")'")
+        }
+        var deletedIDs: [NSManagedObjectID] = []
+        for store in try stores(holding: entity, allowed: request.affectedStores ?? request.fetchRequest.affectedStores) {
+            if let blocking = store.engine.relationshipBlockingBatchDelete(from: [entity]) {
+                throw coreDataError(NSCoreDataError, userInfo: [
+                    "Reason": "Delete rule is not supported for batch deletes",
+                    "Relationship": "\(blocking.entity?.name ?? "").\(blocking.name)",
+                ])
+            }
+            var touched: [StoreKey] = []
+            try store.engine.performSave { transaction in
+                let targets: [NSManagedObjectID]
+                if let ids = request.objectIDs {
+                    targets = try ids.filter { id in
+                        guard id.persistentStore === store, let key = id.storeKey else { return false }
+                        return try store.engine.rowExists(key)
+                    }
+                } else {
+                    targets = try storedMatches(request.fetchRequest, in: store, scratch: makeScratchContext()).map(\.objectID)
+                }
+                let outcome = try store.engine.batchDelete(targets.compactMap(\.storeKey), in: transaction)
+                let deleted = Set(outcome.deleted)
+                deletedIDs += targets.filter { $0.storeKey.map(deleted.contains) == true }
+                touched = outcome.deleted + Array(outcome.changed)
+            }
+            for key in touched { store.rowCache.remove(key) }
+        }
+        return Self.deleteResult(deletedIDs, request.resultType)
+    }
+
+    private static func deleteResult(_ ids: [NSManagedObjectID], _ type: NSBatchDeleteRequestResultType) -> NSBatchDeleteResult {
+        switch type {
+        case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: type)
+        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: ids, resultType: type)
+        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: ids.count), resultType: type)
+        }
+    }
+
+    func executeBatchInsert(_ request: NSBatchInsertRequest) throws -> NSPersistentStoreResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
+        }
+        let entity = request.entity(in: coordinator.managedObjectModel)
+        guard !entity.isAbstract else {
+            raiseCoreDataException(.internalInconsistency, "Cannot create an instance of the abstract entity \(entity.name ?? "(null)").")
+        }
+        guard let store = try stores(holding: entity, allowed: request.affectedStores).first else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "No store holds entity \(entity.name ?? "(null)")."])
+        }
+        let attributes = entity.propertyTable.persistentAttributes
+        func row(from value: (String) -> Any?) throws -> [String: Any] {
+            var row: [String: Any] = [:]
+            for attribute in attributes {
+                let given = CocoaFormatter.unwrap(value(attribute.name))
+                if let stored = try Self.storedValue(given ?? attribute.defaultValue, for: attribute) { row[attribute.name] = stored }
+            }
+            return row
+        }
+        var rows: [[String: Any]] = []
+        if let objects = request.objectsToInsert {
+            rows = try objects.map { dictionary in try row { dictionary[$0] } }
+        } else if let handler = request.dictionaryHandler {
+            while true {
+                let dictionary = NSMutableDictionary()
+                if handler(dictionary) { break }
+                rows.append(try row { dictionary.object(forKey: $0) })
+            }
+        } else if let handler = request.managedObjectHandler {
+            let type = ManagedObjectClasses.objectClass(for: entity)
+            while true {
+                let object = type.init(entity: entity, insertInto: nil)
+                if handler(object) { break }
+                rows.append(try row { object.value(forKey: $0) })
+            }
+        }
+        var keys: [StoreKey] = []
+        try store.engine.performSave { transaction in
+            keys = try store.engine.batchInsert(rows, of: entity, in: transaction)
+        }
+        switch request.resultType {
+        case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
+        case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
+        case .objectIDs:
+            let ids = keys.compactMap { coordinator.objectID(for: $0, in: store) }
+            return NSBatchInsertResult(result: ids, resultType: .objectIDs)
+        }
+    }
+
+    /// `value` as the stored Swift type of `attribute` (`nil` stays `nil`); throws when it
+    /// is of the wrong kind. Batch requests skip validation but not typing.
+    static func storedValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> Any? {
+        guard let value = CocoaFormatter.unwrap(value), !(value is NSNull) else { return nil }
+        guard let converted = AttributeValues.convert(value, to: attribute.attributeType) else {
+            throw coreDataError(NSManagedObjectValidationError, userInfo: [
+                NSLocalizedDescriptionKey: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).",
+                NSValidationKeyErrorKey: attribute.name,
+            ])
+        }
+        return converted
+    }
+}

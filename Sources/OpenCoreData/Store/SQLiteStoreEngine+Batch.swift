@@ -1,0 +1,180 @@
+import Foundation
+
+/// Batch requests at the store: rows changed, deleted and inserted with SQL, inside the
+/// exclusive transaction of ``SQLiteStoreEngine/performSave(_:)``, without managed objects.
+///
+/// Which rows a batch update or delete touches is decided by the caller (today by
+/// evaluating the request's predicate in memory over the stored rows); this file only
+/// writes.
+extension SQLiteStoreEngine {
+    /// Sets `values` (attribute name to stored Swift value, `nil` for NULL) on the row
+    /// `key` and adds one to its `Z_OPT`, as Core Data's batch update does. Returns false
+    /// when the row does not exist. The caller holds the save transaction.
+    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)]) throws -> Bool {
+        let mapped = try storeEntity(number: key.entityNumber)
+        var assignments: [String] = []
+        var bindings: [(Any?, AttributeStorage, NSAttributeDescription)] = []
+        for (attribute, value) in values {
+            guard let slot = mapped.attributes.first(where: { $0.attribute === attribute || $0.attribute.name == attribute.name }) else {
+                throw coreDataError(NSPersistentStoreOperationError, userInfo: [
+                    NSLocalizedDescriptionKey: "The store has no column for \(mapped.entity.name ?? "").\(attribute.name)."
+                ])
+            }
+            assignments.append("\(mapped.table.columns[slot.column].name) = ?")
+            bindings.append((value, slot.storage, slot.attribute))
+        }
+        assignments.append("Z_OPT = Z_OPT + 1")
+        let statement = try database.statement("UPDATE \(mapped.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
+        var index: Int32 = 1
+        for (value, storage, attribute) in bindings {
+            try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: externalStorage)
+            index += 1
+        }
+        statement.bindKey(key.primaryKey, at: index)
+        try statement.execute()
+        return statement.changes == 1
+    }
+
+    /// Whether the row `key` exists.
+    func rowExists(_ key: StoreKey) throws -> Bool {
+        let mapped = try storeEntity(number: key.entityNumber)
+        let statement = try database.statement("SELECT 1 FROM \(mapped.table.name) WHERE Z_PK = ?")
+        statement.bindKey(key.primaryKey, at: 1)
+        defer { statement.reset() }
+        return try statement.step()
+    }
+
+    /// The relationship of an entity whose delete rule a batch delete cannot carry out
+    /// (deny), searched through every entity the deletion can reach by cascading: Core Data
+    /// refuses such a request before deleting anything.
+    func relationshipBlockingBatchDelete(from entities: [NSEntityDescription]) -> NSRelationshipDescription? {
+        var seen = Set<ObjectIdentifier>()
+        var pending = entities
+        while let entity = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(entity)).inserted else { continue }
+            pending.append(contentsOf: entity.subentities)
+            for relationship in entity.propertyTable.relationships where !relationship.isTransient {
+                switch relationship.deleteRule {
+                case .denyDeleteRule: return relationship
+                case .cascadeDeleteRule: if let destination = relationship.destinationEntity { pending.append(destination) }
+                case .nullifyDeleteRule, .noActionDeleteRule: break
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Deletes the rows `keys` and applies their delete rules the way Core Data's batch
+    /// delete triggers do:
+    ///
+    /// - cascade: the related rows are deleted too (and their rules applied);
+    /// - nullify: a related row that refers back through a to-one loses that reference;
+    ///   a related row on the to-many side of the inverse gets a new version (`Z_OPT + 1`);
+    ///   join-table rows go. When the inverse is mandatory (not optional) and a related row
+    ///   exists, the request fails: "Constraint trigger violation: Batch delete failed due
+    ///   to mandatory OTO (OTM, MTM) nullify inverse on Entity/relationship";
+    /// - no action: nothing.
+    ///
+    /// Returns every deleted row and every row whose values changed. The caller holds the
+    /// save transaction, and has checked for deny rules.
+    func batchDelete(_ keys: [StoreKey], in transaction: SQLiteSaveTransaction) throws -> (deleted: [StoreKey], changed: Set<StoreKey>) {
+        var pending = Array(keys.reversed())
+        var deleted: [StoreKey] = []
+        var deletedSet = Set<StoreKey>()
+        var changed = Set<StoreKey>()
+        while let key = pending.popLast() {
+            guard !deletedSet.contains(key), try rowExists(key) else { continue }
+            let mapped = try storeEntity(number: key.entityNumber)
+            let entityName = mapped.entity.name ?? ""
+            for relationship in mapped.entity.propertyTable.relationships where !relationship.isTransient {
+                switch relationship.deleteRule {
+                case .noActionDeleteRule, .denyDeleteRule:
+                    continue
+                case .cascadeDeleteRule:
+                    let destinations = try destinationKeys(of: relationship, from: key)
+                    pending.append(contentsOf: destinations.reversed())
+                case .nullifyDeleteRule:
+                    guard let inverse = relationship.inverseRelationship, !inverse.isTransient else { continue }
+                    let destinations = try destinationKeys(of: relationship, from: key).filter { !deletedSet.contains($0) }
+                    guard !destinations.isEmpty else { continue }
+                    let mandatory = !inverse.isOptional
+                    if !relationship.isToMany {
+                        if mandatory { throw Self.triggerViolation("mandatory OTO nullify inverse on \(entityName)/\(relationship.name)") }
+                        for destination in destinations {
+                            if inverse.isToMany {
+                                try bumpVersion(destination)
+                            } else {
+                                try clearToOne(inverse, of: destination)
+                            }
+                            changed.insert(destination)
+                        }
+                    } else if !inverse.isToMany {
+                        // Core Data's own message spells it "manadatory" here.
+                        if mandatory { throw Self.triggerViolation("manadatory OTM nullify inverse on \(entityName)/\(relationship.name)") }
+                        for destination in destinations {
+                            try clearToOne(inverse, of: destination)
+                            changed.insert(destination)
+                        }
+                    } else if mandatory {
+                        for destination in destinations {
+                            let others = try destinationKeys(of: inverse, from: destination).filter { $0 != key && !deletedSet.contains($0) }
+                            if others.isEmpty { throw Self.triggerViolation("mandatory MTM nullify inverse on \(entityName)/\(relationship.name)") }
+                        }
+                    }
+                }
+            }
+            try transaction.delete(key)
+            deleted.append(key)
+            deletedSet.insert(key)
+        }
+        return (deleted, changed.subtracting(deletedSet))
+    }
+
+    /// Inserts new rows of `entity` with the given attribute values (stored Swift values),
+    /// drawing their primary keys from `Z_PRIMARYKEY`; each row starts at `Z_OPT` 1.
+    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, in transaction: SQLiteSaveTransaction) throws -> [StoreKey] {
+        guard !rows.isEmpty else { return [] }
+        let number = entityNumber(for: entity)
+        let keys = try transaction.allocatePrimaryKeys(for: entity, count: rows.count)
+        var inserted: [StoreKey] = []
+        inserted.reserveCapacity(rows.count)
+        for (values, primaryKey) in zip(rows, keys) {
+            let key = StoreKey(entityNumber: number, primaryKey: primaryKey)
+            try transaction.insert(StoreRow(key: key, entity: entity, version: 1, attributes: values, toOne: [:]))
+            inserted.append(key)
+        }
+        return inserted
+    }
+
+    // MARK: Helpers
+
+    /// `UPDATE … SET Z_OPT = Z_OPT + 1` on one row.
+    private func bumpVersion(_ key: StoreKey) throws {
+        let mapped = try storeEntity(number: key.entityNumber)
+        let statement = try database.statement("UPDATE OR FAIL \(mapped.table.name) SET Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?")
+        statement.bindKey(key.primaryKey, at: 1)
+        try statement.execute()
+    }
+
+    /// Sets the to-one `relationship` of row `key` to NULL (with its entity and order
+    /// columns) and adds one to its `Z_OPT`.
+    private func clearToOne(_ relationship: NSRelationshipDescription, of key: StoreKey) throws {
+        let mapped = try storeEntity(number: key.entityNumber)
+        let table = mapped.table
+        guard let toOne = mapped.toOnes.first(where: { $0.relationship === relationship || $0.relationship.name == relationship.name }) else { return }
+        var columns = [table.columns[toOne.column].name]
+        if let entityColumn = toOne.entityColumn { columns.append(table.columns[entityColumn].name) }
+        if let order = schema.orderColumn(of: toOne.relationship, in: table) { columns.append(order) }
+        let assignments = columns.map { "\($0) = NULL" }.joined(separator: ", ")
+        let statement = try database.statement("UPDATE OR FAIL \(table.name) SET \(assignments), Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?")
+        statement.bindKey(key.primaryKey, at: 1)
+        try statement.execute()
+    }
+
+    /// The error Core Data reports when one of its batch-delete triggers raises.
+    static func triggerViolation(_ what: String) -> NSError {
+        coreDataError(NSPersistentStoreSaveConflictsError, userInfo: [
+            NSLocalizedDescriptionKey: "Constraint trigger violation: Batch delete failed due to \(what)"
+        ])
+    }
+}
