@@ -9,10 +9,18 @@ enum AttributeValues {
     /// Any number is accepted for a numeric or Boolean attribute; a value of another kind
     /// stops the program with Core Data's "Unacceptable type of value" message.
     static func stored(_ value: Any?, for attribute: NSAttributeDescription, object: NSManagedObject) -> Any? {
-        guard let value = CocoaFormatter.unwrap(value), !(value is NSNull) else { return nil }
+        guard let value = unwrapped(value), !(value is NSNull) else { return nil }
         if let converted = convert(value, to: attribute.attributeType) { return converted }
         raiseCoreDataException(.invalidArgument,
             "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
+    }
+
+    /// `CocoaFormatter.unwrap(value)` (nested optionals flattened) without reflecting on a
+    /// value whose type is not `Optional`, the usual case, which unwraps to itself.
+    static func unwrapped(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        guard type(of: value) is OptionalValue.Type else { return value }
+        return CocoaFormatter.unwrap(value)
     }
 
     /// `value` converted to the stored type of `type`; `nil` when it is of the wrong kind.
@@ -102,3 +110,7 @@ enum AttributeValues {
         }
     }
 }
+
+/// Marks `Optional`, so that ``AttributeValues/unwrapped(_:)`` can tell one by its type.
+private protocol OptionalValue {}
+extension Optional: OptionalValue {}

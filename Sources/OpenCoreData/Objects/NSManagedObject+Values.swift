@@ -64,7 +64,7 @@ extension NSManagedObject {
     /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
     func storePrimitiveValue(_ value: Any?, forKey key: String) {
         fulfillFaultIfNeeded()
-        var stored = CocoaFormatter.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        var stored = AttributeValues.unwrapped(value).flatMap { $0 is NSNull ? nil : $0 }
         if let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription {
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
@@ -99,7 +99,7 @@ extension NSManagedObject {
 
     /// Sets `key` to `value`: what a `@Managed` setter calls.
     public func setManagedValue<T>(_ value: T, forKey key: String) {
-        setValue(CocoaFormatter.unwrap(value), forKey: key)
+        setValue(AttributeValues.unwrapped(value), forKey: key)
     }
 
     // MARK: Internals
