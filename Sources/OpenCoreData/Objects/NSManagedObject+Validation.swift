@@ -14,7 +14,11 @@ extension NSManagedObject {
         let errors: [NSError]
         switch property {
         case let attribute as NSAttributeDescription:
-            errors = attributeValidationErrors(value: unboxed(value.pointee), attribute: attribute, object: self)
+            let present = unboxed(value.pointee)
+            // A value that is there breaks no rule of an attribute without rules (min, max,
+            // pattern, dates): attributeValidationErrors would return [] after unwrapping it.
+            errors = present != nil && attribute.constraints.isEmpty
+                ? [] : attributeValidationErrors(value: present, attribute: attribute, object: self)
         case let relationship as NSRelationshipDescription:
             errors = relationshipValidationErrors(unboxed(value.pointee), relationship: relationship)
         default:
