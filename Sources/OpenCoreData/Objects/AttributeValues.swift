@@ -9,7 +9,7 @@ enum AttributeValues {
     /// Any number is accepted for a numeric or Boolean attribute; a value of another kind
     /// stops the program with Core Data's "Unacceptable type of value" message.
     static func stored(_ value: Any?, for attribute: NSAttributeDescription, object: NSManagedObject) -> Any? {
-        guard let value = unwrapped(value), !(value is NSNull) else { return nil }
+        guard let value = unwrapped(value), !isNull(value) else { return nil }
         if let converted = convert(value, to: attribute.attributeType) { return converted }
         raiseCoreDataException(.invalidArgument,
             "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
@@ -21,6 +21,15 @@ enum AttributeValues {
         guard let value else { return nil }
         guard type(of: value) is OptionalValue.Type else { return value }
         return CocoaFormatter.unwrap(value)
+    }
+
+    /// `value is NSNull`, without bridging a Swift value (a string, a number) to a
+    /// Foundation object to find out: only an object, or an `AnyHashable` or `Optional`
+    /// holding one, can be `NSNull`.
+    static func isNull(_ value: Any) -> Bool {
+        let type = type(of: value)
+        guard type is AnyObject.Type || type == AnyHashable.self || type is OptionalValue.Type else { return false }
+        return value is NSNull
     }
 
     /// `value` converted to the stored type of `type`; `nil` when it is of the wrong kind.

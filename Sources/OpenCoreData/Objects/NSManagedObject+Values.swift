@@ -64,7 +64,7 @@ extension NSManagedObject {
     /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
     func storePrimitiveValue(_ value: Any?, forKey key: String) {
         fulfillFaultIfNeeded()
-        var stored = AttributeValues.unwrapped(value).flatMap { $0 is NSNull ? nil : $0 }
+        var stored = AttributeValues.unwrapped(value).flatMap { AttributeValues.isNull($0) ? nil : $0 }
         if let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription {
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
