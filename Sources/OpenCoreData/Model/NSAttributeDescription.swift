@@ -71,7 +71,9 @@ struct AttributeConstraints: Equatable {
     /// ICU regular expression a string must match in whole (`regularExpressionString`).
     var regularExpression: String?
 
-    var isEmpty: Bool { self == AttributeConstraints() }
+    var isEmpty: Bool {
+        minimum == nil && maximum == nil && minimumDate == nil && maximumDate == nil && regularExpression == nil
+    }
 }
 
 extension NSAttributeType {

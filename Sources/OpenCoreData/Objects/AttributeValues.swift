@@ -72,7 +72,24 @@ enum AttributeValues {
 
     /// The stored value as `value(forKey:)` returns it: numbers and Booleans as `NSNumber`,
     /// decimals as `NSDecimalNumber`, everything else as stored.
+    ///
+    /// The attribute's type says which Swift type it stores, so one cast is tried, not a
+    /// chain of them (a failed dynamic cast costs more than the boxing).
     static func `public`(_ stored: Any, for attribute: NSAttributeDescription) -> Any {
+        switch attribute.attributeType {
+        case .integer16AttributeType: if let number = stored as? Int16 { return NSNumber(value: number) }
+        case .integer32AttributeType: if let number = stored as? Int32 { return NSNumber(value: number) }
+        case .integer64AttributeType: if let number = stored as? Int64 { return NSNumber(value: number) }
+        case .doubleAttributeType: if let number = stored as? Double { return NSNumber(value: number) }
+        case .floatAttributeType: if let number = stored as? Float { return NSNumber(value: number) }
+        case .booleanAttributeType: if let flag = stored as? Bool { return NSNumber(value: flag) }
+        case .decimalAttributeType: if let decimal = stored as? Decimal { return NSDecimalNumber(decimal: decimal) }
+        case .stringAttributeType, .dateAttributeType, .binaryDataAttributeType, .UUIDAttributeType, .URIAttributeType:
+            return stored
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
+            break
+        }
+        // Transformable and undefined attributes keep what they were given.
         switch stored {
         case let number as Int16: return NSNumber(value: number)
         case let number as Int32: return NSNumber(value: number)

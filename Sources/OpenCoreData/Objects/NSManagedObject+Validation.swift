@@ -47,12 +47,23 @@ extension NSManagedObject {
     /// Runs ``validateValue(_:forKey:)`` for every property, collecting every error.
     func validateAllProperties() throws {
         var errors: [NSError] = []
+        // The base class's validateValue(_:forKey:) is the model's rules alone, and those
+        // pass a value that is there for an attribute without rules: such a value need not
+        // be boxed into an object only to be checked for nothing. A subclass may override
+        // validateValue, so each of its values is handed over.
+        let checksModelRulesOnly = type(of: self) == NSManagedObject.self
+        fulfillFaultIfNeeded()
         for property in entity.propertyTable.all {
+            if checksModelRulesOnly, let attribute = property as? NSAttributeDescription,
+                attribute.constraints.isEmpty, state.values[attribute.name] != nil
+            {
+                continue
+            }
             // A relationship of a saved object that was never loaded has not changed since
             // it was saved and validated; loading it just to check it again would fetch
             // every destination.
             if property is NSRelationshipDescription, !state.isInserted, !state.loadedRelationships.contains(property.name) { continue }
-            var boxed: AnyObject? = boxedValue(forKey: property.name)
+            var boxed: AnyObject? = boxedValue(property)
             do {
                 try withUnsafeMutablePointer(to: &boxed) { pointer in
                     try validateValue(pointer, forKey: property.name)
@@ -65,8 +76,8 @@ extension NSManagedObject {
     }
 
     /// The property's value as an object, as Core Data passes it to validation.
-    private func boxedValue(forKey key: String) -> AnyObject? {
-        guard let value = publicValue(primitiveValue(forKey: key), for: entity.propertyTable.byName[key]) else { return nil }
+    private func boxedValue(_ property: NSPropertyDescription) -> AnyObject? {
+        guard let value = publicValue(primitiveValue(forKey: property.name), for: property) else { return nil }
         return value as AnyObject
     }
 

@@ -13,7 +13,12 @@ extension NSManagedObject {
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         let property = property(forKey: key, accessing: true)
-        return publicValue(primitiveValue(forKey: key), for: property)
+        guard let attribute = property as? NSAttributeDescription else {
+            return storedPrimitiveValue(forKey: key)
+        }
+        // What storedPrimitiveValue does for an attribute, without looking the key up again.
+        fulfillFaultIfNeeded()
+        return state.values[key].map { AttributeValues.public($0, for: attribute) }
     }
 
     /// Sets the property `key`, recording the change for the next save and keeping the
@@ -30,7 +35,11 @@ extension NSManagedObject {
         let attribute = property as! NSAttributeDescription
         let stored = AttributeValues.stored(value, for: attribute, object: self)
         willChangeValue(forKey: key)
-        setPrimitiveValue(stored, forKey: key)
+        // What storePrimitiveValue does for an attribute: `stored` is already unwrapped,
+        // converted and free of NSNull.
+        fulfillFaultIfNeeded()
+        state.values[key] = stored
+        noteChange(forKey: key)
         didChangeValue(forKey: key)
     }
 
