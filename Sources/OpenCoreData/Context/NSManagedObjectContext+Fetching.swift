@@ -181,9 +181,11 @@ extension NSManagedObjectContext {
         if wantsRows {
             let rows = try engine.fetchRows(route.query, includesSubentities: route.includesSubentities)
             route.store.rowCache.store(rows)
+            reserveRegistryCapacity(rows.count)
             objects = rows.map { registeredObject(for: $0.key, in: route.store, request: request) }
         } else {
             let keys = try engine.fetchKeys(route.query)
+            reserveRegistryCapacity(keys.count)
             objects = keys.map { registeredObject(for: $0.self, in: route.store, request: request) }
         }
         objects = finishInMemory(objects, route: route, request: request)

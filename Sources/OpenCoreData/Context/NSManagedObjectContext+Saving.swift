@@ -105,6 +105,7 @@ extension NSManagedObjectContext {
     /// Brings objects, registry, row caches and observers up to date after a successful write.
     private func finishSave(_ plan: SavePlan) {
         let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
+        reserveRegistryCapacity(insertedNow.count)
         for (object, row) in plan.writtenRows {
             if object.objectID.isTemporaryID, let store = plan.store(of: object) {
                 register(object, permanentID: NSManagedObjectID(store: store, key: row.key, entity: object.entity))

@@ -198,6 +198,11 @@ open class NSManagedObjectContext {
 
     // MARK: Internals shared with objects, fetching and saving
 
+    /// Makes room in the registry for `count` more objects, before a fetch registers them.
+    func reserveRegistryCapacity(_ count: Int) {
+        permanentObjects.reserveCapacity(permanentObjects.count + count)
+    }
+
     /// The registered object for a stored row, or a new fault for it.
     func object(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject {
         let registryKey = PermanentKey(store: store, key: key)
@@ -320,8 +325,9 @@ struct PermanentKey: Hashable {
     }
 }
 
-/// A weak reference to a registered object.
-final class WeakObject {
+/// A weak reference to a registered object. A struct, so the registry's entries are not
+/// an allocation each.
+struct WeakObject {
     weak var object: NSManagedObject?
     init(_ object: NSManagedObject) { self.object = object }
 }

@@ -9,8 +9,15 @@ enum AttributeValues {
     /// Any number is accepted for a numeric or Boolean attribute; a value of another kind
     /// stops the program with Core Data's "Unacceptable type of value" message.
     static func stored(_ value: Any?, for attribute: NSAttributeDescription, object: NSManagedObject) -> Any? {
-        guard let value = unwrapped(value), !isNull(value) else { return nil }
-        if let converted = convert(value, to: attribute.attributeType) { return converted }
+        guard let given = value else { return nil }
+        let attributeType = attribute.attributeType
+        // The usual case first: a value of the attribute's kind converts at once (a cast
+        // looks through an Optional it holds). Neither NSNull nor an empty Optional converts
+        // to a typed attribute, so they take the path below; transformable and undefined
+        // attributes keep any value, so theirs must be unwrapped first.
+        if !attributeType.keepsAnyValue, let converted = convert(given, to: attributeType) { return converted }
+        guard let value = unwrapped(given), !isNull(value) else { return nil }
+        if let converted = convert(value, to: attributeType) { return converted }
         raiseCoreDataException(.invalidArgument,
             "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
     }
@@ -133,6 +140,16 @@ enum AttributeValues {
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
         case let number as NSNumber: return number.doubleValue
         default: return integer(value).map(Double.init)
+        }
+    }
+}
+
+extension NSAttributeType {
+    /// Whether attributes of this type store whatever they are given, unconverted.
+    var keepsAnyValue: Bool {
+        switch self {
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType: return true
+        default: return false
         }
     }
 }

@@ -37,8 +37,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
         super.init()
-        state.values = entity.propertyTable.defaultValues
-        if let context { context.insert(self) }
+        let table = entity.propertyTable
+        state.values = table.defaultValues
+        if let context {
+            // A new object's properties are about to be set: room for all of them at once,
+            // rather than growing (and rehashing) the dictionary and set several times.
+            state.values.reserveCapacity(table.all.count)
+            state.changedKeys.reserveCapacity(table.all.count)
+            context.insert(self)
+        }
     }
 
     /// Creates an object of the entity whose class is this class and inserts it into `context`.

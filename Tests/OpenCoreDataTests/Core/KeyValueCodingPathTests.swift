@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+@testable import OpenCoreData
+
+/// The shortcuts key-value coding takes for the usual values (a value of the attribute's own
+/// kind, a plain NSManagedObject without validateValue overrides) must give the same
+/// results as the general path: wrapped optionals, NSNull, conversions, model rules.
+final class KeyValueCodingPathTests: CoreTestCase {
+    /// A model whose entity has no class of its own, so objects are plain NSManagedObjects.
+    private func plainModel() -> NSManagedObjectModel {
+        let entity = NSEntityDescription()
+        entity.name = "Item"
+        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = optional
+            return attribute
+        }
+        let title = attribute("title", .stringAttributeType, optional: false)
+        let count = attribute("count", .integer32AttributeType)
+        count.constraints.maximum = 10
+        let anything = attribute("anything", .transformableAttributeType)
+        anything.valueTransformerName = "TestTagsTransformer"
+        entity.properties = [title, count, attribute("price", .doubleAttributeType), attribute("when", .dateAttributeType), anything]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        ValueTransformer.setValueTransformer(CodableValueTransformer<[String]>(), forName: NSValueTransformerName("TestTagsTransformer"))
+        return model
+    }
+
+    private func plainContext() throws -> NSManagedObjectContext {
+        let container = NSPersistentContainer(name: "Plain", managedObjectModel: plainModel())
+        container.persistentStoreDescriptions[0].url = directory.appendingPathComponent("Plain.sqlite")
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container.viewContext
+    }
+
+    func testWrappedOptionalsAndNSNullAreUnwrappedOrCleared() throws {
+        let context = try plainContext()
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+        XCTAssertTrue(type(of: item) == NSManagedObject.self)
+
+        let wrapped: Any = Optional<String>.some("Lantern")
+        item.setValue(wrapped, forKey: "title")
+        XCTAssertEqual(item.value(forKey: "title") as? String, "Lantern")
+
+        let doublyWrapped: Any = Optional<Any>.some(Optional<Int>.some(7) as Any)
+        item.setValue(doublyWrapped, forKey: "count")
+        XCTAssertEqual(item.value(forKey: "count") as? NSNumber, NSNumber(value: Int32(7)))
+
+        let empty: Any = Optional<Double>.none as Any
+        item.setValue(3.5, forKey: "price")
+        item.setValue(empty, forKey: "price")
+        XCTAssertNil(item.value(forKey: "price"))
+
+        item.setValue(Date(timeIntervalSinceReferenceDate: 60), forKey: "when")
+        item.setValue(NSNull(), forKey: "when")
+        XCTAssertNil(item.value(forKey: "when"))
+
+        // A transformable attribute keeps what it is given, but not a wrapper or NSNull.
+        let tags: Any = Optional<[String]>.some(["a", "b"])
+        item.setValue(tags, forKey: "anything")
+        XCTAssertEqual(item.value(forKey: "anything") as? [String], ["a", "b"])
+        item.setValue(NSNull(), forKey: "anything")
+        XCTAssertNil(item.value(forKey: "anything"))
+    }
+
+    func testNumbersOfAnotherTypeAreConvertedToTheAttributeType() throws {
+        let context = try plainContext()
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+        item.setValue(NSNumber(value: 4), forKey: "count")
+        item.setValue(2, forKey: "price")
+        XCTAssertEqual(item.primitiveValue(forKey: "count") as? Int32, 4)
+        XCTAssertEqual(item.primitiveValue(forKey: "price") as? Double, 2.0)
+        XCTAssertEqual(item.value(forKey: "price") as? Double, 2.0)
+    }
+
+    func testPlainObjectsStillBreakTheModelsRulesAtSave() throws {
+        let context = try plainContext()
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+        item.setValue(11, forKey: "count")
+        XCTAssertThrowsError(try context.save()) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, NSValidationMultipleErrorsError)
+            let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []
+            XCTAssertEqual(Set(details.map(\.code)), [NSValidationMissingMandatoryPropertyError, NSValidationNumberTooLargeError])
+            let tooLarge = details.first { $0.code == NSValidationNumberTooLargeError }
+            XCTAssertEqual(tooLarge?.userInfo[NSValidationValueErrorKey] as? NSNumber, NSNumber(value: Int32(11)))
+        }
+        item.setValue("Lantern", forKey: "title")
+        item.setValue(10, forKey: "count")
+        XCTAssertNoThrow(try context.save())
+    }
+}
