@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Built on first use once the model is frozen (a coordinator uses it, so it can no longer
 /// change); while a model is still being edited it is rebuilt on every call.
-struct EntityPropertyTable {
+///
+/// A class: every property access reads it, and a struct of seven collections would be
+/// copied (seven retains and releases) each time.
+final class EntityPropertyTable {
     /// Every property, inherited ones first, in model order.
     let all: [NSPropertyDescription]
     let byName: [String: NSPropertyDescription]
