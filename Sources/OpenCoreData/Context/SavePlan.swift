@@ -84,7 +84,7 @@ final class SavePlan {
         for object in storeWork.updated {
             let committed = object.state.snapshot!
             let row = makeRow(object, key: committed.key, version: committed.version + 1)
-            if try transaction.update(row, expectedVersion: committed.version) {
+            if try transaction.update(row, expectedVersion: committed.version, changedKeys: object.state.changedKeys) {
                 rows.append((object, row))
             } else {
                 conflicts.append(object)

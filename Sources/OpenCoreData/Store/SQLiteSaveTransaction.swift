@@ -22,7 +22,8 @@ final class SQLiteSaveTransaction {
         let mapped: StoreEntity
         let plan: WritePlan
         var insert: SQLiteStatement?
-        var update: SQLiteStatement?
+        /// UPDATE statements by the positions (in `plan.slots`) of the columns they set.
+        var updates: [[Int]: (slots: [WriteSlot], statement: SQLiteStatement)] = [:]
         var delete: SQLiteStatement?
 
         init(mapped: StoreEntity, plan: WritePlan) {
@@ -62,21 +63,29 @@ final class SQLiteSaveTransaction {
         try statement.execute()
     }
 
-    /// Rewrites every column of an existing row and sets Z_OPT = `row.version`, only if the
-    /// stored Z_OPT equals `expectedVersion`. Returns false, writing nothing, when it
-    /// differs or the row is gone (optimistic locking).
-    func update(_ row: StoreRow, expectedVersion: Int64) throws -> Bool {
+    /// Writes the columns of the properties named in `changedKeys` (attributes and to-one
+    /// relationships; other names are ignored; `nil` for every column) from `row`, and sets
+    /// Z_OPT = `row.version`,
+    /// only if the stored Z_OPT equals `expectedVersion`. Returns false, writing nothing,
+    /// when it differs or the row is gone (optimistic locking).
+    ///
+    /// As Core Data does, only changed columns are set: the others already hold the
+    /// snapshot's values, which the version check guarantees, and a column that is not
+    /// rewritten costs nothing to bind or store.
+    func update(_ row: StoreRow, expectedVersion: Int64, changedKeys: Set<String>? = nil) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: row.key.entityNumber)
         let plan = writer.plan
+        let (slots, statement) = try updateStatement(writer, changedKeys: changedKeys)
         var previous: [String: Data] = [:]
-        if !plan.externalColumns.isEmpty {
+        if slots.contains(where: { $0.isExternal }) {
             // The current column bytes: the files they name are reused or removed at commit.
             guard let stored = try externalColumns(of: writer.mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
-            previous = stored
+            let written = Set(slots.filter(\.isExternal).map(\.column))
+            previous = stored.filter { written.contains($0.key) }
         }
-        let statement = try prepared(&writer.update, plan.updateSQL)
-        let next = try bindSlots(plan.slots, of: row, to: statement, from: 1, reusing: previous)
+        statement.rewind()
+        let next = try bindSlots(slots, of: row, to: statement, from: 1, reusing: previous)
         statement.bindKey(row.version, at: next)
         statement.bindKey(row.key.primaryKey, at: next + 1)
         statement.bindKey(expectedVersion, at: next + 2)
@@ -87,6 +96,17 @@ final class SQLiteSaveTransaction {
             if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         return true
+    }
+
+    /// The UPDATE that sets the columns of `changedKeys`, prepared once per set of columns.
+    private func updateStatement(_ writer: EntityWriter, changedKeys: Set<String>?) throws -> (slots: [WriteSlot], statement: SQLiteStatement) {
+        let all = writer.plan.slots.indices
+        let positions = changedKeys.map { keys in all.filter { keys.contains(writer.plan.slots[$0].name) } } ?? Array(all)
+        if let known = writer.updates[positions] { return known }
+        let slots = positions.map { writer.plan.slots[$0] }
+        let prepared = (slots, try database.statement(writer.plan.updateSQL(setting: slots)))
+        writer.updates[positions] = prepared
+        return prepared
     }
 
     /// Deletes the row, its join-table rows, and (at commit) its external data files.

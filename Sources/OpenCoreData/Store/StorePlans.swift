@@ -36,14 +36,20 @@ struct WriteSlot {
     let attribute: NSAttributeDescription?
     /// The column written.
     let column: String
+
+    /// Whether the column names a file of external binary data.
+    var isExternal: Bool {
+        if case .attribute(.externalBinary) = kind { return true }
+        return false
+    }
 }
 
 /// The INSERT and UPDATE of one entity.
 struct WritePlan {
+    /// The entity's table, `ZX`.
+    let tableName: String
     /// `INSERT INTO ZX(Z_PK, Z_ENT, Z_OPT, …) VALUES(?, ?, ?, …)`.
     let insertSQL: String
-    /// `UPDATE ZX SET ZA = ?, …, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?`.
-    let updateSQL: String
     let slots: [WriteSlot]
     /// Names of the external-data columns, for reading the files a row refers to.
     let externalColumns: [String]
@@ -53,6 +59,15 @@ struct WritePlan {
     /// `UPDATE ZX SET Z5ITEMS = NULL WHERE Z5ITEMS = ?` for each hidden to-many key, that
     /// may hold a key of the entity.
     let unlinkSQL: [String]
+}
+
+extension WritePlan {
+    /// `UPDATE ZX SET ZA = ?, …, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?`, setting the columns
+    /// of `slots` (a subset of ``slots``, in its order) and the version.
+    func updateSQL(setting slots: [WriteSlot]) -> String {
+        let assignments = (slots.map { "\($0.column) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
+        return "UPDATE \(tableName) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+    }
 }
 
 /// SQL text and column plans, built once per entity and kept for the store's life.
@@ -113,10 +128,9 @@ struct StorePlans {
         let names = columns.map { table.columns[$0].name }
         let insertColumns = (["Z_PK", "Z_ENT", "Z_OPT"] + names).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
-        let assignments = (names.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
         let plan = WritePlan(
+            tableName: table.name,
             insertSQL: "INSERT INTO \(table.name)(\(insertColumns)) VALUES(\(placeholders))",
-            updateSQL: "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
             slots: columns.map { byColumn[$0]! },
             externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name },
             deleteSQL: "DELETE FROM \(table.name) WHERE Z_PK = ?",
