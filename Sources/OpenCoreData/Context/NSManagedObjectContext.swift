@@ -198,7 +198,7 @@ open class NSManagedObjectContext {
 
     // MARK: Internals shared with objects, fetching and saving
 
-    /// Makes room in the registry for `count` more objects, before a fetch registers them.
+    /// Makes room in the registry for `count` objects, before a fetch or save registers them.
     func reserveRegistryCapacity(_ count: Int) {
         permanentObjects.reserveCapacity(count)
     }

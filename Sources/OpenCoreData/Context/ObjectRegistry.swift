@@ -69,9 +69,10 @@ struct ObjectRegistry {
         self = ObjectRegistry()
     }
 
-    /// Makes room for `count` more entries.
+    /// Makes room for `count` entries at once (a fetch's or a save's worth). Not for the
+    /// current entries plus `count`: many of them may already be registered.
     mutating func reserveCapacity(_ count: Int) {
-        let total = slotOfKey.count + count
+        let total = Swift.max(slotOfKey.count, count)
         slotOfKey.reserveCapacity(total)
         objects.reserveCapacity(total)
         keys.reserveCapacity(total)

@@ -119,7 +119,8 @@ final class RowCache {
     func store(_ newRows: [StoreRow]) {
         lock.lock(); defer { lock.unlock() }
         // Grown once for a large fetch, not by doubling (each growth rehashes every row).
-        rows.reserveCapacity(rows.count + newRows.count)
+        // The new rows may already be cached (a refetch, a save), so not by their sum.
+        rows.reserveCapacity(Swift.max(rows.count, newRows.count))
         for row in newRows { rows[row.key] = row }
     }
 
