@@ -176,14 +176,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The stored value of `key` without change or access notifications: what custom
     /// accessors read.
     ///
-    /// Not overridable: Core Data's documentation lists it among the methods it relies on
-    /// and that subclasses must not override.
+    /// Not overridable: its documentation says subclasses should not override it, and
+    /// key-value coding here does not go back through it.
     public func primitiveValue(forKey key: String) -> Any? { storedPrimitiveValue(forKey: key) }
 
     /// Stores `value` for `key` without notifications: what custom setters write between
     /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
     ///
-    /// Not overridable, as Core Data requires (see ``primitiveValue(forKey:)``).
+    /// Not overridable, as its documentation asks (see ``primitiveValue(forKey:)``).
     public func setPrimitiveValue(_ value: Any?, forKey key: String) { storePrimitiveValue(value, forKey: key) }
 
     /// Announces a read of `key` (or of any property, with `nil`): loads a fault.
