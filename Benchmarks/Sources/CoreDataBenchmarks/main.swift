@@ -27,6 +27,25 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+let usage = """
+    usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,opencoredata]
+           core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
+    """
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
+// Every argument is an option with a value; anything else is a mistake, not a request to
+// run the whole benchmark.
+let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
+var position = 1
+while position < arguments.count {
+    guard knownOptions.contains(arguments[position]), position + 1 < arguments.count else {
+        fail("unexpected argument '\(arguments[position])'\n" + usage)
+    }
+    position += 2
+}
+
 if let rows = option("--rows") {
     guard let count = Int(rows), count > 0 else { fail("--rows needs a positive number") }
     setenv("BENCH_ROWS", String(count), 1)  // read by ItemValues, inherited by the children
@@ -46,7 +65,7 @@ if let subject = option("--subject") {
     exit(0)
 }
 
-let repetitions = Int(option("--repeat") ?? "3") ?? 3
+guard let repetitions = Int(option("--repeat") ?? "3"), repetitions > 0 else { fail("--repeat needs a positive number") }
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
 for name in only where subjects[name] == nil { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
 var results: [String: [Phase: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs
