@@ -43,6 +43,8 @@ open class NSManagedObjectContext {
     /// Deleted objects that were never saved, waiting for their delete rules.
     var unsavedDeletions = ObjectList()
     private var isProcessingUnsavedDeletions = false
+    /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
+    private var lastNotedClass: ObjectIdentifier?
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
     public init(concurrencyType: ConcurrencyType) {
@@ -126,7 +128,12 @@ open class NSManagedObjectContext {
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object
         inserted.append(object)
-        ManagedObjectClasses.noteClass(type(of: object))
+        // Noting a class takes a global lock; a context usually inserts many of one class.
+        let objectClass = ObjectIdentifier(type(of: object))
+        if objectClass != lastNotedClass {
+            ManagedObjectClasses.noteClass(type(of: object))
+            lastNotedClass = objectClass
+        }
         object.awakeFromInsert()
     }
 

@@ -20,6 +20,9 @@ final class EntityPropertyTable {
     let persistentNames: [String]
     /// The model's default values, stored types, by name: a new object's starting values.
     let defaultValues: [String: Any]
+    /// The properties the model's validation rules can reject: relationships, and
+    /// attributes that are required or have limits, pattern or date range.
+    let propertiesWithRules: [NSPropertyDescription]
 
     init(entity: NSEntityDescription) {
         all = entity.properties
@@ -35,6 +38,10 @@ final class EntityPropertyTable {
             defaults[attribute.name] = stored
         }
         defaultValues = defaults
+        propertiesWithRules = all.filter { property in
+            guard let attribute = property as? NSAttributeDescription else { return true }
+            return !attribute.isOptional || !attribute.constraints.isEmpty
+        }
     }
 }
 

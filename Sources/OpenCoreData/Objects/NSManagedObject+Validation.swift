@@ -47,13 +47,15 @@ extension NSManagedObject {
     /// Runs ``validateValue(_:forKey:)`` for every property, collecting every error.
     func validateAllProperties() throws {
         var errors: [NSError] = []
-        // The base class's validateValue(_:forKey:) is the model's rules alone, and those
-        // pass a value that is there for an attribute without rules: such a value need not
-        // be boxed into an object only to be checked for nothing. A subclass may override
-        // validateValue, so each of its values is handed over.
+        // The base class's validateValue(_:forKey:) is the model's rules alone: an optional
+        // attribute without rules passes whatever it holds, and a required one passes a
+        // value that is there. Such values need not be boxed into objects only to be
+        // checked for nothing. A subclass may override validateValue, so each of its values
+        // is handed over.
         let checksModelRulesOnly = type(of: self) == NSManagedObject.self
+        let table = entity.propertyTable
         fulfillFaultIfNeeded()
-        for property in entity.propertyTable.all {
+        for property in checksModelRulesOnly ? table.propertiesWithRules : table.all {
             if checksModelRulesOnly, let attribute = property as? NSAttributeDescription,
                 attribute.constraints.isEmpty, state.values[attribute.name] != nil
             {
