@@ -8,25 +8,17 @@ import XCTest
 final class KeyValueCodingPathTests: CoreTestCase {
     /// A model whose entity has no class of its own, so objects are plain NSManagedObjects.
     private func plainModel() -> NSManagedObjectModel {
-        let entity = NSEntityDescription()
-        entity.name = "Item"
-        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = optional
-            return attribute
-        }
-        let title = attribute("title", .stringAttributeType, optional: false)
-        let count = attribute("count", .integer32AttributeType)
+        let entity = makeEntity("Item")
+        let title = makeAttribute("title", .stringAttributeType)
+        title.isOptional = false
+        let count = makeAttribute("count", .integer32AttributeType)
         count.constraints.maximum = 10
-        let anything = attribute("anything", .transformableAttributeType)
-        anything.valueTransformerName = "TestTagsTransformer"
-        entity.properties = [title, count, attribute("price", .doubleAttributeType), attribute("when", .dateAttributeType), anything]
-        let model = NSManagedObjectModel()
-        model.entities = [entity]
+        entity.properties = [
+            title, count, makeAttribute("price", .doubleAttributeType), makeAttribute("when", .dateAttributeType),
+            makeAttribute("anything", .transformableAttributeType, transformer: "TestTagsTransformer"),
+        ]
         ValueTransformer.setValueTransformer(CodableValueTransformer<[String]>(), forName: NSValueTransformerName("TestTagsTransformer"))
-        return model
+        return makeModel([entity])
     }
 
     private func plainContext() throws -> NSManagedObjectContext {
