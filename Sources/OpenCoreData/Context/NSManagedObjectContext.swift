@@ -31,9 +31,9 @@ open class NSManagedObjectContext {
     private let queue: DispatchQueue?
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Objects with a permanent ID, held as Core Data does: an unchanged object the program
-    /// no longer references leaves the context (see ``ObjectRegistry``).
-    private var permanentObjects = ObjectRegistry()
+    /// Objects with a permanent ID, held weakly as Core Data does: an unchanged object the
+    /// program no longer references leaves the context.
+    private var permanentObjects: [PermanentKey: WeakObject] = [:]
     /// Inserted objects with a temporary ID, by that ID.
     private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
     /// Changed objects, strongly held until saved or rolled back, in the order they changed.
@@ -107,7 +107,7 @@ open class NSManagedObjectContext {
     public var deletedObjects: Set<NSManagedObject> { Set(deleted.objects) }
     /// Every object the context currently knows.
     public var registeredObjects: Set<NSManagedObject> {
-        Set(permanentObjects.liveObjects()).union(temporaryObjects.values)
+        Set(permanentObjects.values.compactMap(\.object)).union(temporaryObjects.values)
     }
 
     /// Adds `object` to the context; it is written at the next save.
@@ -200,25 +200,26 @@ open class NSManagedObjectContext {
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         if objectID.isTemporaryID { return temporaryObjects[ObjectIdentifier(objectID)] }
         guard let key = objectID.storeKey, let store = objectID.persistentStore else { return nil }
-        return permanentObjects.object(for: PermanentKey(store: store, key: key))
+        return permanentObjects[PermanentKey(store: store, key: key)]?.object
     }
 
     // MARK: Internals shared with objects, fetching and saving
 
     /// Makes room in the registry for `count` objects, before a fetch or save registers them.
     func reserveRegistryCapacity(_ count: Int) {
-        permanentObjects.reserveCapacity(count)
+        // Not the sum: many of a fetch's rows may already be registered.
+        permanentObjects.reserveCapacity(Swift.max(permanentObjects.count, count))
     }
 
     /// The registered object for a stored row, or a new fault for it.
     func object(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject {
         let registryKey = PermanentKey(store: store, key: key)
-        if let registered = permanentObjects.object(for: registryKey) { return registered }
+        if let registered = permanentObjects[registryKey]?.object { return registered }
         guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
-        permanentObjects.insert(object, for: registryKey)
+        permanentObjects[registryKey] = WeakObject(object)
         return object
     }
 
@@ -231,7 +232,7 @@ open class NSManagedObjectContext {
     /// The ID `key` names in the store that holds `owner`, without registering an object.
     func objectID(for key: StoreKey, storeOf owner: NSManagedObject) -> NSManagedObjectID? {
         guard let store = owner.objectID.persistentStore else { return nil }
-        if let registered = permanentObjects.object(for: PermanentKey(store: store, key: key)) { return registered.objectID }
+        if let registered = permanentObjects[PermanentKey(store: store, key: key)]?.object { return registered.objectID }
         return persistentStoreCoordinator?.objectID(for: key, in: store)
     }
 
@@ -240,14 +241,14 @@ open class NSManagedObjectContext {
         temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
-            permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
+            permanentObjects[PermanentKey(store: store, key: key)] = WeakObject(object)
         }
     }
 
     /// Removes `object` from the context's registry and detaches it.
     func forget(_ object: NSManagedObject) {
         if let key = object.objectID.storeKey, let store = object.objectID.persistentStore {
-            permanentObjects.remove(PermanentKey(store: store, key: key))
+            permanentObjects[PermanentKey(store: store, key: key)] = nil
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         }
@@ -320,6 +321,23 @@ open class NSManagedObjectContext {
         prefetchFaults(members)
         return relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
     }
+}
+
+/// Identifies a permanent object in a context: its store and row.
+struct PermanentKey: Hashable {
+    let store: ObjectIdentifier
+    let key: StoreKey
+    init(store: NSPersistentStore, key: StoreKey) {
+        self.store = ObjectIdentifier(store)
+        self.key = key
+    }
+}
+
+/// A weak reference to a registered object. A struct, so the registry's entries are not
+/// an allocation each.
+struct WeakObject {
+    weak var object: NSManagedObject?
+    init(_ object: NSManagedObject) { self.object = object }
 }
 
 /// Objects in the order they were added, with constant-time membership and removal.
