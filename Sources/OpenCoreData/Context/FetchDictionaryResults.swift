@@ -86,16 +86,7 @@ struct FetchDictionaryResults {
             }
         }
         if grouping, let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            dictionaries = dictionaries.enumerated().sorted { left, right in
-                for descriptor in descriptors {
-                    switch descriptor.compare(left.element, to: right.element) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
-                }
-                return left.offset < right.offset
-            }.map(\.element)
+            dictionaries = sortedObjects(dictionaries, using: descriptors)
         }
         if request.fetchOffset > 0 { dictionaries = Array(dictionaries.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { dictionaries = Array(dictionaries.prefix(request.fetchLimit)) }
@@ -286,16 +277,7 @@ struct FetchDictionaryResults {
             return value
         default:
             guard let converted = AttributeValues.convert(value, to: type) else { return value }
-            switch converted {
-            case let number as Int16: return NSNumber(value: number)
-            case let number as Int32: return NSNumber(value: number)
-            case let number as Int64: return NSNumber(value: number)
-            case let number as Double: return NSNumber(value: number)
-            case let number as Float: return NSNumber(value: number)
-            case let flag as Bool: return NSNumber(value: flag)
-            case let decimal as Decimal: return NSDecimalNumber(decimal: decimal)
-            default: return converted
-            }
+            return AttributeValues.boxed(converted)
         }
     }
 }

@@ -232,7 +232,7 @@ extension NSManagedObjectContext {
         guard !route.isComplete else { return objects }
         var result = objects
         if let residual = route.residual { result = result.filter { residual.evaluate(with: $0) } }
-        if let descriptors = route.memorySort { result = sortedStably(result, by: descriptors) }
+        if let descriptors = route.memorySort { result = sortedObjects(result, using: descriptors) }
         return limited(result, request: request)
     }
 
@@ -268,22 +268,8 @@ extension NSManagedObjectContext {
             candidates = candidates.filter { predicate.evaluate(with: $0) }
         }
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            candidates = sortedStably(candidates, by: descriptors)
+            candidates = sortedObjects(candidates, using: descriptors)
         }
         return limited(candidates, request: request)
-    }
-
-    /// `objects` in the order the descriptors give, ties kept in their original order.
-    private func sortedStably(_ objects: [NSManagedObject], by descriptors: [NSSortDescriptor]) -> [NSManagedObject] {
-        objects.enumerated().sorted { left, right in
-            for descriptor in descriptors {
-                switch descriptor.compare(left.element, to: right.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return left.offset < right.offset
-        }.map(\.element)
     }
 }

@@ -97,6 +97,12 @@ enum AttributeValues {
             break
         }
         // Transformable and undefined attributes keep what they were given.
+        return boxed(stored)
+    }
+
+    /// A Swift number or Boolean as the Foundation object key-value coding hands out
+    /// (`NSNumber`, `NSDecimalNumber` for a decimal); any other value as it is.
+    static func boxed(_ stored: Any) -> Any {
         switch stored {
         case let number as Int16: return NSNumber(value: number)
         case let number as Int32: return NSNumber(value: number)
