@@ -7,6 +7,8 @@ import GRDBSQLite
 //       process, each repetition on fresh files; checks that the subjects' checksums
 //       agree; prints a Markdown table of medians and ratios. --rows (or BENCH_ROWS)
 //       changes the 100,000 rows, for profiling.
+//   core-data-benchmarks --object-floor [--repeat N] [--rows R]
+//       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 
@@ -29,6 +31,7 @@ func fail(_ message: String) -> Never {
 
 let usage = """
     usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,opencoredata]
+           core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -40,6 +43,10 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
 var position = 1
 while position < arguments.count {
+    if arguments[position] == "--object-floor" {
+        position += 1
+        continue
+    }
     guard knownOptions.contains(arguments[position]), position + 1 < arguments.count else {
         fail("unexpected argument '\(arguments[position])'\n" + usage)
     }
@@ -66,6 +73,17 @@ if let subject = option("--subject") {
 }
 
 guard let repetitions = Int(option("--repeat") ?? "3"), repetitions > 0 else { fail("--repeat needs a positive number") }
+if arguments.contains("--object-floor") {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("object-floor-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    do {
+        try ObjectLayerFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
+    } catch {
+        fail("object floor failed: \(error)")
+    }
+    exit(0)
+}
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
 for name in only where subjects[name] == nil { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
 var results: [String: [Phase: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs

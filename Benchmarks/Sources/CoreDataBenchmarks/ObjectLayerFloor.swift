@@ -1,0 +1,129 @@
+import Foundation
+import GRDBSQLite
+
+/// What the "fetch all, read two attributes" phase costs at the least once the work Core
+/// Data's API obliges on this platform is added to the floor's loop, one obligation at a time.
+///
+/// Each level does everything the previous one does, with the cheapest Swift written for
+/// it, and no OpenCoreData code at all:
+///
+/// 1. the floor's loop: step through `ZITEM`, read `ZNAME` and `ZQUANTITY`;
+/// 2. one object per row, as a fetch returns: an `NSObject` subclass holding its values,
+///    with an object ID that is an object too (`NSManagedObjectID` is a class), kept in
+///    the result array;
+/// 3. uniquing: a context must hand out one object per ID, and must not keep objects alive
+///    that the program dropped, so it holds each through a weak reference in a table keyed
+///    by primary key;
+/// 4. reading through `value(forKey:)`: a `String` key, an `Any?` result, and the number
+///    boxed in an `NSNumber` as Core Data returns it, which the caller's `as! Int32`
+///    bridges back (on Linux the bridge is a dynamic cast through Foundation).
+///
+/// If level 4 alone is over twice level 1, no object layer with Core Data's API reaches
+/// 2× the floor on this phase, however lean the rest of it is.
+enum ObjectLayerFloor {
+    static let levels = [
+        "1. SQLite C API: step, read two columns",
+        "2. + an NSObject per row, with an ID object, in an array",
+        "3. + uniquing through weak references keyed by primary key",
+        "4. + value(forKey:): String key, Any?, NSNumber, caller's as! Int32",
+    ]
+
+    /// Writes the rows with the floor's insert, then times each level `repetitions` times
+    /// (levels interleaved) and prints a Markdown table of medians.
+    static func run(rows: Int, repetitions: Int, scratch: URL) throws {
+        let url = scratch.appendingPathComponent("object-floor.sqlite")
+        var writer = try RawSQLiteSubject(databaseURL: url)
+        try writer.prepare(.insert)
+        _ = try writer.run(.insert)
+        writer = try RawSQLiteSubject(databaseURL: url)  // closes the writing connection
+
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
+            throw BenchmarkError("cannot open \(url.path)")
+        }
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        let sql = "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(db)))
+        }
+        defer { sqlite3_finalize(statement) }
+
+        var seconds = Array(repeating: [Double](), count: levels.count)
+        var checksums = Set<Int>()
+        for _ in 0..<repetitions {
+            for level in levels.indices {
+                let start = DispatchTime.now().uptimeNanoseconds
+                checksums.insert(read(statement, level: level + 1))
+                seconds[level].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                sqlite3_reset(statement)
+            }
+        }
+        guard checksums.count == 1 else { throw BenchmarkError("the levels disagree: checksums \(checksums.sorted())") }
+
+        let medians = seconds.map(median)
+        print("\(rows.grouped) rows; medians of \(repetitions) runs of each level, in one process; every level returned the same checksum.")
+        print("")
+        print("| level | s | µs per row | ÷ level 1 |")
+        print("|---|---:|---:|---:|")
+        for (level, value) in medians.enumerated() {
+            print("| \(levels[level]) | \(format(value)) | \(format(value / Double(rows) * 1e6, 2)) | \(format(value / medians[0], 2))× |")
+        }
+    }
+
+    /// One pass over the rows at `level`; returns the phase's checksum (name lengths plus
+    /// quantities), the same as every subject's fetch-all.
+    private static func read(_ statement: OpaquePointer, level: Int) -> Int {
+        var checksum = 0
+        var objects: [RowObject] = []
+        var registry: [Int64: WeakRowObject] = [:]
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let name = String(cString: sqlite3_column_text(statement, 3))
+            let quantity = Int32(truncatingIfNeeded: sqlite3_column_int64(statement, 6))
+            guard level >= 2 else {
+                checksum &+= name.utf8.count &+ Int(quantity)
+                continue
+            }
+            let primaryKey = sqlite3_column_int64(statement, 0)
+            let object = RowObject(id: RowObjectID(primaryKey: primaryKey), values: [name, quantity])
+            if level >= 3 { registry[primaryKey] = WeakRowObject(object: object) }
+            objects.append(object)
+        }
+        for object in objects {
+            if level >= 4 {
+                checksum &+= (object.value(forKey: "name") as! String).utf8.count &+ Int(object.value(forKey: "quantity") as! Int32)
+            } else {
+                checksum &+= (object.values[0] as! String).utf8.count &+ Int(object.values[1] as! Int32)
+            }
+        }
+        return checksum
+    }
+}
+
+private final class RowObjectID: NSObject {
+    let primaryKey: Int64
+    init(primaryKey: Int64) { self.primaryKey = primaryKey }
+}
+
+private final class RowObject: NSObject {
+    let id: RowObjectID
+    let values: [Any?]
+    init(id: RowObjectID, values: [Any?]) {
+        self.id = id
+        self.values = values
+    }
+
+    /// The least a key-value read can do: match the key, box a number as Core Data does.
+    @inline(never)
+    func value(forKey key: String) -> Any? {
+        switch key {
+        case "name": return values[0]
+        case "quantity": return NSNumber(value: values[1] as! Int32)
+        default: return nil
+        }
+    }
+}
+
+private struct WeakRowObject {
+    weak var object: RowObject?
+}
