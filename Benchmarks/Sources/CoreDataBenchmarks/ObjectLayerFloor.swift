@@ -54,7 +54,7 @@ enum ObjectLayerFloor {
         for _ in 0..<repetitions {
             for level in levels.indices {
                 let start = DispatchTime.now().uptimeNanoseconds
-                checksums.insert(read(statement, level: level + 1))
+                checksums.insert(read(statement, level: level + 1, rows: rows))
                 seconds[level].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 sqlite3_reset(statement)
             }
@@ -73,10 +73,13 @@ enum ObjectLayerFloor {
 
     /// One pass over the rows at `level`; returns the phase's checksum (name lengths plus
     /// quantities), the same as every subject's fetch-all.
-    private static func read(_ statement: OpaquePointer, level: Int) -> Int {
+    private static func read(_ statement: OpaquePointer, level: Int, rows: Int) -> Int {
         var checksum = 0
+        // Sized in advance, generously: a fetch learns its row count only as it steps.
         var objects: [RowObject] = []
         var registry: [Int64: WeakRowObject] = [:]
+        if level >= 2 { objects.reserveCapacity(rows) }
+        if level >= 3 { registry.reserveCapacity(rows) }
         while sqlite3_step(statement) == SQLITE_ROW {
             let name = String(cString: sqlite3_column_text(statement, 3))
             let quantity = Int32(truncatingIfNeeded: sqlite3_column_int64(statement, 6))
