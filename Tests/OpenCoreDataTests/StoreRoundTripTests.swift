@@ -44,7 +44,7 @@ final class StoreRoundTripTests: StoreTestCase {
         XCTAssertEqual(rows.count, 1, file: file, line: line)
         XCTAssertEqual(rows.first?.key, row.key, file: file, line: line)
         XCTAssertEqual(rows.first?.version, 1, file: file, line: line)
-        return rows.first?.attributes ?? [:]
+        return rows.first?.attributes.named ?? [:]
     }
 
     func testEveryAttributeTypeRoundTripsExactly() throws {

@@ -79,7 +79,7 @@ final class StoreSaveTests: StoreTestCase {
         try engine.performSave { XCTAssertFalse(try $0.update(gone, expectedVersion: 2)) }
 
         // Setting a value to nil clears its column.
-        tag.attributes = [:]
+        tag.attributes.removeAll()
         try engine.performSave { XCTAssertTrue(try $0.update(tag, expectedVersion: 2)) }
         XCTAssertTrue(try engine.fetchRows(for: [tag.key]).first!.attributes.isEmpty)
     }

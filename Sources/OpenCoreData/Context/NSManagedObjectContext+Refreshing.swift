@@ -30,14 +30,14 @@ extension NSManagedObjectContext {
             let changed = object.state.changedKeys
             let pending = changed.reduce(into: [String: Any?]()) { result, key in result[key] = object.state.values[key] }
             let table = object.entity.propertyTable
-            let transients = table.all.filter(\.isTransient).reduce(into: [String: Any]()) { result, property in
-                result[property.name] = object.state.values[property.name]
-            }
+            let transientSlots = table.all.indices.filter { table.all[$0].isTransient }
+            let transients = transientSlots.map { object.state.values[$0] }
             guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore,
                 let row = store.rowCache.row(for: key) ?? (try? store.engine.fetchRows(for: [key]).first)
             else { return }
             object.state.snapshot = row
-            object.state.values = row.attributes.merging(transients) { _, transient in transient }
+            object.state.values = row.attributes
+            for (slot, value) in zip(transientSlots, transients) { object.state.values[slot] = value }
             object.state.loadedRelationships = []
             for (key, value) in pending {
                 object.state.values[key] = value ?? nil
@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
         }
         object.willTurnIntoFault()
         updated.remove(object)
-        object.state.values = [:]
+        object.state.values.removeAll()
         object.state.changedKeys = []
         object.state.isUpdated = false
         object.state.loadedRelationships = []
@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
         object.state.isUpdated = false
         object.state.changedKeys = []
         object.state.loadedRelationships = []
-        object.state.values = object.state.snapshot?.attributes ?? [:]
+        object.state.values = object.state.snapshot?.attributes ?? PropertyValues(table: object.entity.propertyTable)
         object.relationshipsWereReset()
     }
 }

@@ -290,7 +290,7 @@ open class NSManagedObjectContext {
             object.state.isFault = false
             object.state.isInaccessible = true
             object.state.isDeleted = true
-            object.state.values = [:]
+            object.state.values.removeAll()
             object.state.loadedRelationships = Set(object.entity.propertyTable.relationships.map(\.name))
             object.relationshipsWereReset()
             updated.remove(object)

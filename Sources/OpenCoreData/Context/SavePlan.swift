@@ -118,9 +118,9 @@ final class SavePlan {
         var attributes = object.state.values
         if table.hasTransientAttributes || !object.state.loadedRelationships.isEmpty {
             // Keep only persistent attributes (values also hold transients and relationships).
-            attributes = [:]
-            for attribute in table.persistentAttributes {
-                if let value = object.state.values[attribute.name] { attributes[attribute.name] = value }
+            attributes.removeAll()
+            for slot in table.persistentSlots {
+                if let value = object.state.values[slot] { attributes[slot] = value }
             }
         }
         var toOne: [String: StoreKey] = [:]

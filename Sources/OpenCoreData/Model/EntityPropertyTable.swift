@@ -11,15 +11,22 @@ final class EntityPropertyTable {
     /// Every property, inherited ones first, in model order.
     let all: [NSPropertyDescription]
     let byName: [String: NSPropertyDescription]
+    /// Each property's index in `all`: its slot in ``PropertyValues``.
+    let slotByName: [String: Int]
     /// Attributes written to the store.
     let persistentAttributes: [NSAttributeDescription]
+    /// The slots of `persistentAttributes`.
+    let persistentSlots: [Int]
     let relationships: [NSRelationshipDescription]
     /// Whether any attribute is transient (kept in memory only).
     let hasTransientAttributes: Bool
     /// Names of the properties written to the store.
     let persistentNames: [String]
-    /// The model's default values, stored types, by name: a new object's starting values.
-    let defaultValues: [String: Any]
+    /// The model's default values, stored types, by slot: a new object's starting values
+    /// (empty when no attribute has a default).
+    let defaultSlots: [Any?]
+    /// A new object's values: the model's defaults.
+    var defaultValues: PropertyValues { PropertyValues(table: self, slots: defaultSlots) }
     /// The properties the model's validation rules can reject: relationships, and
     /// attributes that are required or have limits, pattern or date range.
     let propertiesWithRules: [NSPropertyDescription]
@@ -27,17 +34,22 @@ final class EntityPropertyTable {
     init(entity: NSEntityDescription) {
         all = entity.properties
         byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        let properties = all
+        slotByName = Dictionary(properties.indices.map { (properties[$0].name, $0) }, uniquingKeysWith: { _, last in last })
         let attributes = all.compactMap { $0 as? NSAttributeDescription }
         persistentAttributes = attributes.filter { !$0.isTransient }
+        persistentSlots = properties.indices.filter { properties[$0] is NSAttributeDescription && !properties[$0].isTransient }
         relationships = all.compactMap { $0 as? NSRelationshipDescription }
         hasTransientAttributes = attributes.contains { $0.isTransient }
         persistentNames = all.filter { !$0.isTransient }.map(\.name)
-        var defaults: [String: Any] = [:]
-        for attribute in attributes {
-            guard let value = attribute.defaultValue, let stored = AttributeValues.convert(value, to: attribute.attributeType) else { continue }
-            defaults[attribute.name] = stored
+        var defaults: [Any?] = Array(repeating: nil, count: all.count)
+        for (slot, property) in all.enumerated() {
+            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue,
+                let stored = AttributeValues.convert(value, to: attribute.attributeType)
+            else { continue }
+            defaults[slot] = stored
         }
-        defaultValues = defaults
+        defaultSlots = defaults.contains { $0 != nil } ? defaults : []
         propertiesWithRules = all.filter { property in
             guard let attribute = property as? NSAttributeDescription else { return true }
             return !attribute.isOptional || !attribute.constraints.isEmpty

@@ -12,13 +12,14 @@ extension NSManagedObject {
     func kvcValue(forKey key: String) -> Any? {
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        let property = property(forKey: key, accessing: true)
-        guard let attribute = property as? NSAttributeDescription else {
+        let table = entity.propertyTable
+        let slot = slot(forKey: key, in: table, accessing: true)
+        guard let attribute = table.all[slot] as? NSAttributeDescription else {
             return storedPrimitiveValue(forKey: key)
         }
         // What storedPrimitiveValue does for an attribute, without looking the key up again.
         fulfillFaultIfNeeded()
-        return state.values[key].map { AttributeValues.public($0, for: attribute) }
+        return state.values[slot].map { AttributeValues.public($0, for: attribute) }
     }
 
     /// Sets the property `key`, recording the change for the next save and keeping the
@@ -27,7 +28,9 @@ extension NSManagedObject {
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        let property = property(forKey: key, accessing: false)
+        let table = entity.propertyTable
+        let slot = slot(forKey: key, in: table, accessing: false)
+        let property = table.all[slot]
         if let relationship = property as? NSRelationshipDescription {
             setRelationshipValue(value, for: relationship)
             return
@@ -38,7 +41,7 @@ extension NSManagedObject {
         // What storePrimitiveValue does for an attribute: `stored` is already unwrapped,
         // converted and free of NSNull.
         fulfillFaultIfNeeded()
-        state.values[key] = stored
+        state.values[slot] = stored
         noteChange(forKey: key)
         didChangeValue(forKey: key)
     }
@@ -115,7 +118,14 @@ extension NSManagedObject {
 
     /// The property named `key`, or a stop with Core Data's key-value coding message.
     func property(forKey key: String, accessing: Bool) -> NSPropertyDescription {
-        if let property = entity.propertyTable.byName[key] { return property }
+        let table = entity.propertyTable
+        return table.all[slot(forKey: key, in: table, accessing: accessing)]
+    }
+
+    /// The slot of the property named `key` in `table` (this object's), or a stop with Core
+    /// Data's key-value coding message.
+    func slot(forKey key: String, in table: EntityPropertyTable, accessing: Bool) -> Int {
+        if let slot = table.slotByName[key] { return slot }
         let verb = accessing ? "valueForUndefinedKey:" : "setValue:forUndefinedKey:"
         raiseCoreDataException(.unknownKey, "[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> \(verb)]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
     }

@@ -27,7 +27,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The object's identity: temporary until the object is saved, then permanent.
     public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
-    var state = ManagedObjectState()
+    var state: ManagedObjectState
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there.
     ///
@@ -36,13 +36,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
-        super.init()
         let table = entity.propertyTable
-        state.values = table.defaultValues
+        state = ManagedObjectState(values: table.defaultValues)
+        super.init()
         if let context {
             // A new object's properties are about to be set: room for all of them at once,
-            // rather than growing (and rehashing) the dictionary and set several times.
-            state.values.reserveCapacity(table.all.count)
+            // rather than growing (and rehashing) the set several times.
             state.changedKeys.reserveCapacity(table.all.count)
             context.insert(self)
         }
@@ -66,7 +65,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         let object = type.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.managedObjectContext = context
-        object.state.values = [:]
+        object.state.values.removeAll()
         object.state.isFault = true
         return object
     }
@@ -256,8 +255,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
 /// The mutable state of a managed object.
 struct ManagedObjectState {
     /// Current values of the properties that are loaded or set (attributes in their stored
-    /// Swift type; to-one as the object; to-many as `Set` or `NSOrderedSet`). Missing means nil.
-    var values: [String: Any] = [:]
+    /// Swift type; to-one as the object; to-many as `Set` or `NSOrderedSet`).
+    var values: PropertyValues
     /// The row last read or saved: the committed values.
     var snapshot: StoreRow?
     var isFault = false
@@ -275,4 +274,6 @@ struct ManagedObjectState {
     var fetchBatch: FetchBatch?
     /// Live proxies from `mutableOrderedSetValue(forKey:)`, kept in step with `values`.
     var orderedProxies: [WeakOrderedProxy] = []
+
+    init(values: PropertyValues) { self.values = values }
 }

@@ -244,8 +244,8 @@ final class SQLiteSaveTransaction {
             switch slot.kind {
             case .attribute(let storage):
                 if storage == .externalBinary {
-                    try bindExternal(row.attributes[slot.name], slot: slot, to: statement, at: index, reusing: reusing)
-                } else if let value = row.attributes[slot.name] {
+                    try bindExternal(row.attributes[slot.slot], slot: slot, to: statement, at: index, reusing: reusing)
+                } else if let value = row.attributes[slot.slot] {
                     try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)

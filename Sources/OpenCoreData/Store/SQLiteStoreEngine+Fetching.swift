@@ -179,14 +179,12 @@ extension SQLiteStoreEngine {
 
     /// The row at the statement's cursor, for its concrete `entity`.
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
-        var attributes: [String: Any] = [:]
-        attributes.reserveCapacity(entity.attributes.count)
-        for (column, attribute, storage, name) in entity.attributes {
+        let table = entity.entity.propertyTable
+        var attributes = [Any?](repeating: nil, count: table.all.count)
+        for (column, attribute, storage, slot) in entity.attributes {
             let result = plan.resultColumn[column]
             guard result >= 0 else { continue }
-            if let value = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage) {
-                attributes[name] = value
-            }
+            attributes[slot] = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage)
         }
         var toOne: [String: StoreKey] = [:]
         for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {
@@ -200,6 +198,6 @@ extension SQLiteStoreEngine {
         }
         return StoreRow(
             key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
-            version: statement.int64(2), attributes: attributes, toOne: toOne)
+            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne)
     }
 }

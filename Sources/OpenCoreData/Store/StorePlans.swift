@@ -30,8 +30,10 @@ struct WriteSlot {
     }
 
     let kind: Kind
-    /// The attribute's or relationship's name: its key in the row's dictionaries.
+    /// The attribute's or relationship's name: its key in the row's `toOne`.
     let name: String
+    /// An attribute's slot in the row's ``PropertyValues`` (-1 for a to-one).
+    let slot: Int
     /// The attribute, for attribute slots.
     let attribute: NSAttributeDescription?
     /// The column written.
@@ -115,13 +117,13 @@ struct StorePlans {
         let table = entity.table
         var byColumn: [Int: WriteSlot] = [:]
         for attribute in entity.attributes {
-            byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, attribute: attribute.attribute, column: table.columns[attribute.column].name)
+            byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, slot: attribute.slot, attribute: attribute.attribute, column: table.columns[attribute.column].name)
         }
         for toOne in entity.toOnes {
             let name = toOne.relationship.name
-            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, attribute: nil, column: table.columns[toOne.column].name)
+            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, slot: -1, attribute: nil, column: table.columns[toOne.column].name)
             if let entityColumn = toOne.entityColumn {
-                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, attribute: nil, column: table.columns[entityColumn].name)
+                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, slot: -1, attribute: nil, column: table.columns[entityColumn].name)
             }
         }
         let columns = byColumn.keys.sorted()

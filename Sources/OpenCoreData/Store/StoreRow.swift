@@ -15,12 +15,26 @@ struct StoreRow {
     var entity: NSEntityDescription
     /// Z_OPT: the optimistic-locking version, 1 for a newly inserted row.
     var version: Int64
-    /// Each non-transient attribute whose value is not NULL, as the Swift type of its
-    /// attribute type: Int16, Int32, Int64, Decimal, Double, Float, String, Bool, Date,
-    /// Data, UUID, URL, and for Transformable whatever
-    /// `TransformableStorage.value(from:attribute:)` returns. NULL is absent.
-    var attributes: [String: Any]
+    /// Each non-transient attribute whose value is not NULL, in the slot of its property
+    /// in `entity`'s property table, as the Swift type of its attribute type: Int16,
+    /// Int32, Int64, Decimal, Double, Float, String, Bool, Date, Data, UUID, URL, and for
+    /// Transformable whatever `TransformableStorage.value(from:attribute:)` returns. NULL
+    /// is nil. The slots of relationships and transient attributes are always nil.
+    var attributes: PropertyValues
     /// Each to-one relationship (including the to-one side of one-to-many) whose foreign
     /// key is not NULL.
     var toOne: [String: StoreKey]
+
+    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey]) {
+        self.key = key
+        self.entity = entity
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+    }
+
+    /// A row with its attribute values by name, for batch inserts and tests.
+    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: [String: Any], toOne: [String: StoreKey]) {
+        self.init(key: key, entity: entity, version: version, attributes: PropertyValues(table: entity.propertyTable, named: attributes), toOne: toOne)
+    }
 }

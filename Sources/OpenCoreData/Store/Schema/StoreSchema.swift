@@ -123,8 +123,9 @@ final class StoreEntity {
     let table: StoreTable
     /// The entity and its descendants: a contiguous range, because numbering is depth first.
     fileprivate(set) var subtree: ClosedRange<Int>
-    /// Each stored attribute (inherited ones included) with its column index.
-    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, name: String)] = []
+    /// Each stored attribute (inherited ones included) with its column index and its slot
+    /// in a row's ``PropertyValues``.
+    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
@@ -375,10 +376,11 @@ final class StoreSchema {
         table.toManyOrderColumnByRelationship = toManyOrders.mapValues { newIndex[$0] }
 
         for mapped in entities {
+            let slots = mapped.entity.propertyTable.slotByName
             for property in mapped.entity.properties where !property.isTransient {
                 guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                 if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
-                    mapped.attributes.append((column, attribute, storage, attribute.name))
+                    mapped.attributes.append((column, attribute, storage, slots[attribute.name]!))
                 } else if let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity,
                     let destinationNumber = byEntity[ObjectIdentifier(destination)]?.number
                 {
