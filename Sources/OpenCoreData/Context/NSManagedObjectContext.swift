@@ -31,9 +31,9 @@ open class NSManagedObjectContext {
     private let queue: DispatchQueue?
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Objects with a permanent ID, held weakly as Core Data does: an unchanged object the
-    /// program no longer references leaves the context.
-    private var permanentObjects: [PermanentKey: WeakObject] = [:]
+    /// Objects with a permanent ID, not owned, as Core Data holds them: an unchanged object
+    /// the program no longer references leaves the context.
+    private let permanentObjects = ObjectRegistry()
     /// Inserted objects with a temporary ID, by that ID.
     private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
     /// Changed objects, strongly held until saved or rolled back, in the order they changed.
@@ -107,7 +107,7 @@ open class NSManagedObjectContext {
     public var deletedObjects: Set<NSManagedObject> { Set(deleted.objects) }
     /// Every object the context currently knows.
     public var registeredObjects: Set<NSManagedObject> {
-        Set(permanentObjects.values.compactMap(\.object)).union(temporaryObjects.values)
+        Set(permanentObjects.objects).union(temporaryObjects.values)
     }
 
     /// Adds `object` to the context; it is written at the next save.
@@ -200,26 +200,25 @@ open class NSManagedObjectContext {
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         if objectID.isTemporaryID { return temporaryObjects[ObjectIdentifier(objectID)] }
         guard let key = objectID.storeKey, let store = objectID.persistentStore else { return nil }
-        return permanentObjects[PermanentKey(store: store, key: key)]?.object
+        return permanentObjects.object(for: PermanentKey(store: store, key: key))
     }
 
     // MARK: Internals shared with objects, fetching and saving
 
     /// Makes room in the registry for `count` objects, before a fetch or save registers them.
     func reserveRegistryCapacity(_ count: Int) {
-        // Not the sum: many of a fetch's rows may already be registered.
-        permanentObjects.reserveCapacity(Swift.max(permanentObjects.count, count))
+        permanentObjects.reserveCapacity(count)
     }
 
     /// The registered object for a stored row, or a new fault for it.
     func object(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject {
         let registryKey = PermanentKey(store: store, key: key)
-        if let registered = permanentObjects[registryKey]?.object { return registered }
+        if let registered = permanentObjects.object(for: registryKey) { return registered }
         guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
-        permanentObjects[registryKey] = WeakObject(object)
+        permanentObjects.insert(object, for: registryKey)
         return object
     }
 
@@ -232,7 +231,7 @@ open class NSManagedObjectContext {
     /// The ID `key` names in the store that holds `owner`, without registering an object.
     func objectID(for key: StoreKey, storeOf owner: NSManagedObject) -> NSManagedObjectID? {
         guard let store = owner.objectID.persistentStore else { return nil }
-        if let registered = permanentObjects[PermanentKey(store: store, key: key)]?.object { return registered.objectID }
+        if let registered = permanentObjects.object(for: PermanentKey(store: store, key: key)) { return registered.objectID }
         return persistentStoreCoordinator?.objectID(for: key, in: store)
     }
 
@@ -241,14 +240,14 @@ open class NSManagedObjectContext {
         temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
-            permanentObjects[PermanentKey(store: store, key: key)] = WeakObject(object)
+            permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
         }
     }
 
     /// Removes `object` from the context's registry and detaches it.
     func forget(_ object: NSManagedObject) {
-        if let key = object.objectID.storeKey, let store = object.objectID.persistentStore {
-            permanentObjects[PermanentKey(store: store, key: key)] = nil
+        if object.registration != nil {
+            permanentObjects.remove(object)
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         }
@@ -331,13 +330,6 @@ struct PermanentKey: Hashable {
         self.store = ObjectIdentifier(store)
         self.key = key
     }
-}
-
-/// A weak reference to a registered object. A struct, so the registry's entries are not
-/// an allocation each.
-struct WeakObject {
-    weak var object: NSManagedObject?
-    init(_ object: NSManagedObject) { self.object = object }
 }
 
 /// Objects in the order they were added, with constant-time membership and removal.

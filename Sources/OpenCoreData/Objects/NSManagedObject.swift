@@ -28,6 +28,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
     var state: ManagedObjectState
+    /// The context registry entry that names this object, removed as the object is freed.
+    var registration: Registration?
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there.
     ///
@@ -57,6 +59,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
             raiseCoreDataException(.invalidArgument, "An NSManagedObject of class '\(ManagedObjectClasses.className(of: Self.self))' must have a valid NSEntityDescription.")
         }
         self.init(entity: entity, insertInto: context)
+    }
+
+    deinit {
+        // Unowned entries must go before the memory does (see ObjectRegistry).
+        if let registration {
+            registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
+        }
     }
 
     /// Makes an empty fault for a stored row, without defaults or insertion.

@@ -64,6 +64,14 @@ final class TestTrail: NSManagedObject {
     @Managed var lastHiked: Date?
     @Managed var hikes: Set<NSManagedObject>
     var awakeCount = 0
+    /// Set as the object starts to be freed, which then pauses for `deinitPause`
+    /// microseconds: RegistryLifetimeTests looks objects up during that pause.
+    var isBeingFreed = false
+    nonisolated(unsafe) static var deinitPause: useconds_t = 0
+    deinit {
+        isBeingFreed = true
+        if Self.deinitPause > 0 { usleep(Self.deinitPause) }
+    }
     override func awakeFromInsert() {
         super.awakeFromInsert()
         awakeCount += 1
