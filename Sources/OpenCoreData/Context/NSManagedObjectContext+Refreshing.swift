@@ -27,9 +27,8 @@ extension NSManagedObjectContext {
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, !object.state.isInserted, !object.state.isFault else { return }
         if flag, object.state.isUpdated {
-            let changed = object.state.changedKeys
-            let pending = changed.reduce(into: [String: Any?]()) { result, key in result[key] = object.state.values[key] }
             let table = object.entity.propertyTable
+            let pending = object.state.changedSlots.map { (slot: $0, value: object.state.values[$0]) }
             let transientSlots = table.all.indices.filter { table.all[$0].isTransient }
             let transients = transientSlots.map { object.state.values[$0] }
             guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore,
@@ -39,9 +38,9 @@ extension NSManagedObjectContext {
             object.state.values = row.attributes
             for (slot, value) in zip(transientSlots, transients) { object.state.values[slot] = value }
             object.state.loadedRelationships = []
-            for (key, value) in pending {
-                object.state.values[key] = value ?? nil
-                if table.byName[key] is NSRelationshipDescription { object.state.loadedRelationships.insert(key) }
+            for (slot, value) in pending {
+                object.state.values[slot] = value
+                if let relationship = table.all[slot] as? NSRelationshipDescription { object.state.loadedRelationships.insert(relationship.name) }
             }
             object.relationshipsWereReset()
             return
@@ -49,7 +48,7 @@ extension NSManagedObjectContext {
         object.willTurnIntoFault()
         updated.remove(object)
         object.state.values.removeAll()
-        object.state.changedKeys = []
+        object.state.changedSlots.removeAll()
         object.state.isUpdated = false
         object.state.loadedRelationships = []
         object.state.isFault = true
@@ -68,7 +67,7 @@ extension NSManagedObjectContext {
         guard !object.state.isInaccessible else { return }
         object.state.isDeleted = false
         object.state.isUpdated = false
-        object.state.changedKeys = []
+        object.state.changedSlots.removeAll()
         object.state.loadedRelationships = []
         object.state.values = object.state.snapshot?.attributes ?? PropertyValues(table: object.entity.propertyTable)
         object.relationshipsWereReset()

@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
             deletionsToProcess.remove(object)
             object.state.isDeleted = false
             object.state.isUpdated = false
-            object.state.changedKeys = []
+            object.state.changedSlots.removeAll()
             forget(object)
             deletedObjects.append(object)
         }

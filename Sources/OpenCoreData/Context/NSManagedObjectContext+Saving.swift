@@ -113,13 +113,13 @@ extension NSManagedObjectContext {
             object.state.snapshot = row
             object.state.isInserted = false
             object.state.isUpdated = false
-            object.state.changedKeys = []
+            object.state.changedSlots.removeAll()
         }
         let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
         for object in updated.objects where !written.contains(ObjectIdentifier(object)) {
             // Only transient properties changed: nothing was written, nothing is pending.
             object.state.isUpdated = false
-            object.state.changedKeys = []
+            object.state.changedSlots.removeAll()
         }
         for object in deletedNow {
             if let key = object.objectID.storeKey { object.objectID.persistentStore?.rowCache.remove(key) }

@@ -84,7 +84,7 @@ final class SavePlan {
         for object in storeWork.updated {
             let committed = object.state.snapshot!
             let row = makeRow(object, key: committed.key, version: committed.version + 1)
-            if try transaction.update(row, expectedVersion: committed.version, changedKeys: object.state.changedKeys) {
+            if try transaction.update(row, expectedVersion: committed.version, changedSlots: object.state.changedSlots) {
                 rows.append((object, row))
             } else {
                 conflicts.append(object)
@@ -100,7 +100,7 @@ final class SavePlan {
         for object in storeWork.inserted + storeWork.updated {
             for relationship in object.entity.propertyTable.relationships
             where relationship.isToMany && !relationship.isTransient && object.state.loadedRelationships.contains(relationship.name)
-                && (object.state.isInserted || object.state.changedKeys.contains(relationship.name))
+                && (object.state.isInserted || object.state.changedSlots.contains(object.entity.propertyTable.slotByName[relationship.name]!))
             {
                 let destinations = toManyMembers(object.state.values[relationship.name]).compactMap { key(of: $0) }
                 try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
@@ -144,10 +144,7 @@ final class SavePlan {
     /// Whether an updated object changed anything the store keeps.
     private static func hasPersistentChanges(_ object: NSManagedObject) -> Bool {
         let table = object.entity.propertyTable
-        return object.state.changedKeys.contains { key in
-            guard let property = table.byName[key] else { return false }
-            return !property.isTransient
-        }
+        return object.state.changedSlots.contains { !table.all[$0].isTransient }
     }
 
     /// Objects grouped by the store that holds their entity, stores in first-use order.

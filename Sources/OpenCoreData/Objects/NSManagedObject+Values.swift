@@ -42,7 +42,7 @@ extension NSManagedObject {
         // converted and free of NSNull.
         fulfillFaultIfNeeded()
         state.values[slot] = stored
-        noteChange(forKey: key)
+        noteChange(slot: slot)
         didChangeValue(forKey: key)
     }
 
@@ -136,9 +136,16 @@ extension NSManagedObject {
         context.fulfillFault(self)
     }
 
-    /// Records that `key` changed, so the context saves the object.
+    /// Records that `key` changed, so the context saves the object. A key the entity does
+    /// not have is ignored.
     func noteChange(forKey key: String) {
-        state.changedKeys.insert(key)
+        guard let slot = entity.propertyTable.slotByName[key] else { return }
+        noteChange(slot: slot)
+    }
+
+    /// Records that the property in `slot` changed, so the context saves the object.
+    func noteChange(slot: Int) {
+        state.changedSlots.insert(slot)
         guard !state.isUpdated else { return }
         state.isUpdated = true
         managedObjectContext?.objectDidChange(self)

@@ -38,15 +38,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
-        let table = entity.propertyTable
-        state = ManagedObjectState(values: table.defaultValues)
+        state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
-        if let context {
-            // A new object's properties are about to be set: room for all of them at once,
-            // rather than growing (and rehashing) the set several times.
-            state.changedKeys.reserveCapacity(table.all.count)
-            context.insert(self)
-        }
+        if let context { context.insert(self) }
     }
 
     /// Creates an object of the entity whose class is this class and inserts it into `context`.
@@ -113,10 +107,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         guard !state.isFault else { return [:] }
         var changes: [String: Any] = [:]
         let table = entity.propertyTable
-        for key in state.changedKeys {
-            guard let property = table.byName[key], !property.isTransient else { continue }
-            if state.isInserted || !valueEquals(committedValue(forKey: key), state.values[key]) {
-                changes[key] = publicValue(state.values[key], for: property) ?? NSNull()
+        for slot in state.changedSlots {
+            let property = table.all[slot]
+            guard !property.isTransient else { continue }
+            if state.isInserted || !valueEquals(committedValue(forKey: property.name), state.values[slot]) {
+                changes[property.name] = publicValue(state.values[slot], for: property) ?? NSNull()
             }
         }
         return changes
@@ -274,8 +269,8 @@ struct ManagedObjectState {
     var isUpdated = false
     /// The fault could not be fulfilled because the row is gone.
     var isInaccessible = false
-    /// Keys set since the last save.
-    var changedKeys: Set<String> = []
+    /// The properties set since the last save.
+    var changedSlots = SlotSet()
     /// Relationships whose current value is in `values`.
     var loadedRelationships: Set<String> = []
     /// The rows fetched together with this fault's (`fetchBatchSize`): firing any of them

@@ -63,8 +63,9 @@ final class SQLiteSaveTransaction {
         try statement.execute()
     }
 
-    /// Writes the columns of the properties named in `changedKeys` (attributes and to-one
-    /// relationships; other names are ignored; `nil` for every column) from `row`, and sets
+    /// Writes the columns of the properties in `changedSlots` (slots of the row's entity's
+    /// property table: attributes and to-one relationships; other properties are ignored;
+    /// `nil` for every column) from `row`, and sets
     /// Z_OPT = `row.version`,
     /// only if the stored Z_OPT equals `expectedVersion`. Returns false, writing nothing,
     /// when it differs or the row is gone (optimistic locking).
@@ -72,11 +73,11 @@ final class SQLiteSaveTransaction {
     /// As Core Data does, only changed columns are set: the others already hold the
     /// snapshot's values, which the version check guarantees, and a column that is not
     /// rewritten costs nothing to bind or store.
-    func update(_ row: StoreRow, expectedVersion: Int64, changedKeys: Set<String>? = nil) throws -> Bool {
+    func update(_ row: StoreRow, expectedVersion: Int64, changedSlots: SlotSet? = nil) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: row.key.entityNumber)
         let plan = writer.plan
-        let (slots, statement) = try updateStatement(writer, changedKeys: changedKeys)
+        let (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
         var previous: [String: Data] = [:]
         if slots.contains(where: { $0.isExternal }) {
             // The current column bytes: the files they name are reused or removed at commit.
@@ -98,10 +99,10 @@ final class SQLiteSaveTransaction {
         return true
     }
 
-    /// The UPDATE that sets the columns of `changedKeys`, prepared once per set of columns.
-    private func updateStatement(_ writer: EntityWriter, changedKeys: Set<String>?) throws -> (slots: [WriteSlot], statement: SQLiteStatement) {
+    /// The UPDATE that sets the columns of `changedSlots`, prepared once per set of columns.
+    private func updateStatement(_ writer: EntityWriter, changedSlots: SlotSet?) throws -> (slots: [WriteSlot], statement: SQLiteStatement) {
         let all = writer.plan.slots.indices
-        let positions = changedKeys.map { keys in all.filter { keys.contains(writer.plan.slots[$0].name) } } ?? Array(all)
+        let positions = changedSlots.map { changed in all.filter { changed.contains(writer.plan.slots[$0].slot) } } ?? Array(all)
         if let known = writer.updates[positions] { return known }
         let slots = positions.map { writer.plan.slots[$0] }
         let prepared = (slots, try database.statement(writer.plan.updateSQL(setting: slots)))

@@ -32,7 +32,8 @@ struct WriteSlot {
     let kind: Kind
     /// The attribute's or relationship's name: its key in the row's `toOne`.
     let name: String
-    /// An attribute's slot in the row's ``PropertyValues`` (-1 for a to-one).
+    /// The property's slot in the entity's property table: where an attribute's value is
+    /// in the row's ``PropertyValues``, and what a changed to-one is noted as.
     let slot: Int
     /// The attribute, for attribute slots.
     let attribute: NSAttributeDescription?
@@ -121,9 +122,10 @@ struct StorePlans {
         }
         for toOne in entity.toOnes {
             let name = toOne.relationship.name
-            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, slot: -1, attribute: nil, column: table.columns[toOne.column].name)
+            let slot = entity.entity.propertyTable.slotByName[name]!
+            byColumn[toOne.column] = WriteSlot(kind: .foreignKey, name: name, slot: slot, attribute: nil, column: table.columns[toOne.column].name)
             if let entityColumn = toOne.entityColumn {
-                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, slot: -1, attribute: nil, column: table.columns[entityColumn].name)
+                byColumn[entityColumn] = WriteSlot(kind: .foreignEntity, name: name, slot: slot, attribute: nil, column: table.columns[entityColumn].name)
             }
         }
         let columns = byColumn.keys.sorted()
