@@ -195,8 +195,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     open func didAccessValue(forKey key: String?) {}
     /// Announces a change of `key`: loads a fault so the old value is known.
     open func willChangeValue(forKey key: String) { fulfillFaultIfNeeded() }
-    /// Ends a change started with ``willChangeValue(forKey:)``: records it for the next save.
-    open func didChangeValue(forKey key: String) { noteChange(forKey: key) }
+    /// Ends a change started with ``willChangeValue(forKey:)``. The change itself was
+    /// recorded for the next save when the value was stored (``setPrimitiveValue(_:forKey:)``
+    /// records it too), so overriding this without calling `super` loses nothing.
+    open func didChangeValue(forKey key: String) {}
 
     // MARK: Validation (implemented in +Validation)
 
