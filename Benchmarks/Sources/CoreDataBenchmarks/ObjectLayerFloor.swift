@@ -12,8 +12,9 @@ import GRDBSQLite
 ///    with an object ID that is an object too (`NSManagedObjectID` is a class), kept in
 ///    the result array;
 /// 3. uniquing: a context must hand out one object per ID, and must not keep objects alive
-///    that the program dropped, so it holds each through a weak reference in a table keyed
-///    by primary key;
+///    that the program dropped, so it keeps a table from primary key to object that does
+///    not own the object, and each object takes its entry out as it is freed (what
+///    OpenCoreData's `ObjectRegistry` does, here without its lock);
 /// 4. reading through `value(forKey:)`: a `String` key, an `Any?` result, and the number
 ///    boxed in an `NSNumber` as Core Data returns it, which the caller's `as! Int32`
 ///    bridges back (on Linux the bridge is a dynamic cast through Foundation).
@@ -24,7 +25,7 @@ enum ObjectLayerFloor {
     static let levels = [
         "1. SQLite C API: step, read two columns",
         "2. + an NSObject per row, with an ID object, in an array",
-        "3. + uniquing through weak references keyed by primary key",
+        "3. + uniquing: unowned entries by primary key, removed by deinit",
         "4. + value(forKey:): String key, Any?, NSNumber, caller's as! Int32",
     ]
 
@@ -77,9 +78,9 @@ enum ObjectLayerFloor {
         var checksum = 0
         // Sized in advance, generously: a fetch learns its row count only as it steps.
         var objects: [RowObject] = []
-        var registry: [Int64: WeakRowObject] = [:]
+        let registry = RowRegistry()
         if level >= 2 { objects.reserveCapacity(rows) }
-        if level >= 3 { registry.reserveCapacity(rows) }
+        if level >= 3 { registry.entries.reserveCapacity(rows) }
         while sqlite3_step(statement) == SQLITE_ROW {
             let name = String(cString: sqlite3_column_text(statement, 3))
             let quantity = Int32(truncatingIfNeeded: sqlite3_column_int64(statement, 6))
@@ -89,7 +90,11 @@ enum ObjectLayerFloor {
             }
             let primaryKey = sqlite3_column_int64(statement, 0)
             let object = RowObject(id: RowObjectID(primaryKey: primaryKey), values: [name, quantity])
-            if level >= 3 { registry[primaryKey] = WeakRowObject(object: object) }
+            if level >= 3 {
+                if let known = registry.entries[primaryKey] { objects.append(known.takeUnretainedValue()); continue }
+                registry.entries[primaryKey] = Unmanaged.passUnretained(object)
+                object.registry = registry
+            }
             objects.append(object)
         }
         for object in objects {
@@ -111,9 +116,15 @@ private final class RowObjectID: NSObject {
 private final class RowObject: NSObject {
     let id: RowObjectID
     let values: [Any?]
+    /// Where the object is registered, if it is.
+    var registry: RowRegistry?
     init(id: RowObjectID, values: [Any?]) {
         self.id = id
         self.values = values
+    }
+
+    deinit {
+        registry?.entries[id.primaryKey] = nil
     }
 
     /// The least a key-value read can do: match the key, box a number as Core Data does.
@@ -127,6 +138,7 @@ private final class RowObject: NSObject {
     }
 }
 
-private struct WeakRowObject {
-    weak var object: RowObject?
+/// Objects by primary key, not owned: each removes its entry from its deinit.
+private final class RowRegistry {
+    var entries: [Int64: Unmanaged<RowObject>] = [:]
 }
