@@ -28,6 +28,8 @@ let package = Package(
             providers: [.apt(["libcmark-dev"])]
         ),
         .target(name: "Digest"),
+        // A C declaration of a Swift runtime function (swift_tryRetain) for ObjectRegistry.
+        .target(name: "CSwiftRuntime"),
         .macro(
             name: "OpenCoreDataMacros",
             dependencies: [
@@ -39,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "OpenCoreData",
-            dependencies: ["CSQLite", "Digest", "OpenCoreDataMacros"],
+            dependencies: ["CSQLite", "CSwiftRuntime", "Digest", "OpenCoreDataMacros"],
             exclude: ["LinuxDifferences.md"],
             // Core Data predates Swift concurrency: contexts serialize access through
             // their queues (perform/performAndWait), not through Sendable checking.

@@ -124,6 +124,7 @@ open class NSManagedObjectContext {
         guard !object.entity.isAbstract else {
             raiseCoreDataException(.internalInconsistency, "Cannot create an instance of the abstract entity \(object.entity.name ?? "(null)").")
         }
+        object.adoptPropertyTable(object.entity.propertyTable)
         object.managedObjectContext = self
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object

@@ -1,4 +1,5 @@
 import Foundation
+@_implementationOnly import CSwiftRuntime
 
 /// The objects with a permanent ID that one context has registered, held without owning
 /// them, as Core Data holds them: an unchanged object the program no longer references is
@@ -59,10 +60,13 @@ final class ObjectRegistry {
 
     /// Empties the registry; the objects it held no longer refer to it.
     func removeAll() {
-        for object in objects where object.registration?.registry === self { object.registration = nil }
+        // Taken and emptied in one hold of the lock, so that no entry can outlive its
+        // object in between; the live objects are held until their registration is cleared.
         lock.lock()
-        defer { lock.unlock() }
+        let live = entries.values.compactMap { Self.tryRetain($0) ? $0.takeRetainedValue() : nil }
         entries.removeAll()
+        lock.unlock()
+        for object in live where object.registration?.registry === self { object.registration = nil }
     }
 
     /// Makes room for `count` entries in all, before a fetch or save registers many objects.
@@ -74,20 +78,11 @@ final class ObjectRegistry {
     }
 
     /// Takes a strong reference to `object` unless it is already being freed, in which case
-    /// nothing changes and the answer is false.
+    /// nothing changes and the answer is false (the runtime's `swift_tryRetain`, declared
+    /// in the CSwiftRuntime target).
     private static func tryRetain(_ object: Unmanaged<NSManagedObject>) -> Bool {
-        runtimeTryRetain(object.toOpaque()) != nil
+        swift_tryRetain(object.toOpaque()) != nil
     }
-
-    /// The Swift runtime's `HeapObject *swift_tryRetain(HeapObject *)` (the object on
-    /// success, null when it is being freed), a C function of its stable ABI with no Swift
-    /// spelling: found once through the dynamic linker, called with its C convention.
-    private static let runtimeTryRetain: @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_tryRetain") else {
-            fatalError("The Swift runtime does not export swift_tryRetain, which ObjectRegistry needs.")
-        }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
-    }()
 }
 
 /// Where an object is registered: what its deinit needs to leave the registry.

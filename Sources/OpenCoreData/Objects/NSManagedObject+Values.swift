@@ -12,7 +12,7 @@ extension NSManagedObject {
     func kvcValue(forKey key: String) -> Any? {
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        let table = entity.propertyTable
+        let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: true)
         guard let attribute = table.all[slot] as? NSAttributeDescription else {
             return storedPrimitiveValue(forKey: key)
@@ -28,7 +28,7 @@ extension NSManagedObject {
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        let table = entity.propertyTable
+        let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: false)
         let property = table.all[slot]
         if let relationship = property as? NSRelationshipDescription {
@@ -74,22 +74,28 @@ extension NSManagedObject {
 
     /// Stores `value` for `key` without notifications: what custom setters write between
     /// `willChangeValue(forKey:)` and `didChangeValue(forKey:)`. The change is still saved.
+    ///
+    /// Only modeled properties have storage: for any other key this stops the program with
+    /// the message `setValue(_:forKey:)` gives (Apple's release frameworks would write to
+    /// some other property instead; its debug frameworks assert).
     func storePrimitiveValue(_ value: Any?, forKey key: String) {
         fulfillFaultIfNeeded()
         var stored = AttributeValues.unwrapped(value).flatMap { AttributeValues.isNull($0) ? nil : $0 }
-        if let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription {
+        let table = state.values.table
+        let slot = slot(forKey: key, in: table, accessing: false)
+        if let relationship = table.all[slot] as? NSRelationshipDescription {
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
                 let members = toManyMembers(stored)
                 stored = relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
             }
-            state.values[key] = stored
+            state.values[slot] = stored
             state.loadedRelationships.insert(key)
             relationshipStorageDidChange(key)
         } else {
-            state.values[key] = stored
+            state.values[slot] = stored
         }
-        noteChange(forKey: key)
+        noteChange(slot: slot)
     }
 
 
@@ -118,7 +124,7 @@ extension NSManagedObject {
 
     /// The property named `key`, or a stop with Core Data's key-value coding message.
     func property(forKey key: String, accessing: Bool) -> NSPropertyDescription {
-        let table = entity.propertyTable
+        let table = state.values.table
         return table.all[slot(forKey: key, in: table, accessing: accessing)]
     }
 
@@ -130,6 +136,24 @@ extension NSManagedObject {
         raiseCoreDataException(.unknownKey, "[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> \(verb)]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
     }
 
+    /// Moves the object's values and change bits to `table`, by property name, when they
+    /// were laid out by another table of its entity: one built while the model was still
+    /// being edited, before a coordinator froze it.
+    func adoptPropertyTable(_ table: EntityPropertyTable) {
+        let old = state.values.table
+        guard old !== table else { return }
+        var values = PropertyValues(table: table)
+        var changed = SlotSet()
+        for (slot, property) in old.all.enumerated() {
+            guard let newSlot = table.slotByName[property.name] else { continue }
+            values[newSlot] = state.values[slot]
+            if state.changedSlots.contains(slot) { changed.insert(newSlot) }
+        }
+        state.values = values
+        state.changedSlots = changed
+        state.lastChangedSlot = -1
+    }
+
     /// Loads the object's values when it is a fault.
     func fulfillFaultIfNeeded() {
         guard state.isFault, let context = managedObjectContext else { return }
@@ -139,12 +163,18 @@ extension NSManagedObject {
     /// Records that `key` changed, so the context saves the object. A key the entity does
     /// not have is ignored.
     func noteChange(forKey key: String) {
-        guard let slot = entity.propertyTable.slotByName[key] else { return }
+        let table = state.values.table
+        // The usual caller is didChangeValue(forKey:) right after setValue(_:forKey:)
+        // recorded the same key: comparing a name is cheaper than looking the key up.
+        let last = state.lastChangedSlot
+        if last >= 0, last < table.all.count, state.changedSlots.contains(last), table.all[last].name == key { return }
+        guard let slot = table.slotByName[key] else { return }
         noteChange(slot: slot)
     }
 
     /// Records that the property in `slot` changed, so the context saves the object.
     func noteChange(slot: Int) {
+        state.lastChangedSlot = slot
         state.changedSlots.insert(slot)
         guard !state.isUpdated else { return }
         state.isUpdated = true

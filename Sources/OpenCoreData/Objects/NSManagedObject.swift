@@ -195,10 +195,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     open func didAccessValue(forKey key: String?) {}
     /// Announces a change of `key`: loads a fault so the old value is known.
     open func willChangeValue(forKey key: String) { fulfillFaultIfNeeded() }
-    /// Ends a change started with ``willChangeValue(forKey:)``. The change itself was
-    /// recorded for the next save when the value was stored (``setPrimitiveValue(_:forKey:)``
-    /// records it too), so overriding this without calling `super` loses nothing.
-    open func didChangeValue(forKey key: String) {}
+    /// Ends a change started with ``willChangeValue(forKey:)``: records it for the next save,
+    /// even when nothing was stored (the pair alone marks a modeled property changed).
+    open func didChangeValue(forKey key: String) { noteChange(forKey: key) }
 
     // MARK: Validation (implemented in +Validation)
 
@@ -273,6 +272,8 @@ struct ManagedObjectState {
     var isInaccessible = false
     /// The properties set since the last save.
     var changedSlots = SlotSet()
+    /// The slot most recently noted as changed, or -1.
+    var lastChangedSlot = -1
     /// Relationships whose current value is in `values`.
     var loadedRelationships: Set<String> = []
     /// The rows fetched together with this fault's (`fetchBatchSize`): firing any of them

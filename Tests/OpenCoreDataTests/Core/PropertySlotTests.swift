@@ -1,0 +1,104 @@
+import Foundation
+import XCTest
+@testable import OpenCoreData
+
+/// Objects keep their values in slots (PropertyValues) laid out by their entity's property
+/// table, and note changed properties as bits of a SlotSet; entities with more than 64
+/// properties use its overflow words.
+final class PropertySlotTests: CoreTestCase {
+    func testInsertContainsAndAscendingIteration() {
+        var set = SlotSet()
+        XCTAssertTrue(set.isEmpty)
+        for slot in [130, 3, 64, 0, 63, 65, 3] { set.insert(slot) }
+        XCTAssertEqual(Array(set), [0, 3, 63, 64, 65, 130])
+        XCTAssertFalse(set.insert(64), "already there")
+        XCTAssertTrue(set.insert(200))
+        XCTAssertTrue(set.contains(130))
+        XCTAssertFalse(set.contains(129))
+        XCTAssertFalse(set.contains(1_000))
+        set.removeAll()
+        XCTAssertTrue(set.isEmpty)
+        XCTAssertEqual(Array(set), [])
+    }
+
+    func testAChangeToTheSeventiethPropertyIsSavedAsTheOnlyChangedColumn() throws {
+        let wide = NSEntityDescription()
+        wide.name = "Wide"
+        wide.properties = (0..<70).map { index in
+            let attribute = NSAttributeDescription()
+            attribute.name = "field\(index)"
+            attribute.attributeType = .stringAttributeType
+            return attribute
+        }
+        model = NSManagedObjectModel()
+        model.entities = [wide]
+
+        let context = try openContainer().viewContext
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Wide", into: context)
+        for index in 0..<70 { object.setValue("value \(index)", forKey: "field\(index)") }
+        try context.save()
+
+        object.setValue("changed", forKey: "field69")
+        XCTAssertEqual(object.changedValues() as? [String: String], ["field69": "changed"])
+        let (_, lines) = try capturingSQL { try context.save() }
+        XCTAssertEqual(
+            lines.filter { $0.hasPrefix("CoreData: sql: UPDATE") },
+            ["CoreData: sql: UPDATE ZWIDE SET ZFIELD69 = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?"])
+
+        let reopened = try openContainer()
+        let reread = try reopened.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Wide"))
+        XCTAssertEqual(reread.first?.value(forKey: "field69") as? String, "changed")
+        XCTAssertEqual(reread.first?.value(forKey: "field68") as? String, "value 68")
+    }
+
+    func testWillAndDidChangeAloneMarkASavedObjectChanged() throws {
+        let context = try openContainer().viewContext
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+        trail.setValue("Ridge", forKey: "name")
+        try context.save()
+        XCTAssertFalse(trail.isUpdated)
+
+        // The "touch": nothing is stored, yet the object is saved again, as in Core Data.
+        trail.willChangeValue(forKey: "name")
+        trail.didChangeValue(forKey: "name")
+        XCTAssertTrue(trail.isUpdated)
+        XCTAssertTrue(context.updatedObjects.contains(trail))
+        let (_, lines) = try capturingSQL { try context.save() }
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CoreData: sql: UPDATE ZTRAIL") }.count, 1, lines.joined(separator: "\n"))
+
+        // A key the entity does not have marks nothing.
+        trail.willChangeValue(forKey: "notModeled")
+        trail.didChangeValue(forKey: "notModeled")
+        XCTAssertFalse(trail.isUpdated)
+    }
+
+    func testAnObjectMadeBeforeTheModelWasEditedAdoptsTheNewLayoutWhenInserted() throws {
+        let note = NSEntityDescription()
+        note.name = "Note"
+        let count = NSAttributeDescription()
+        count.name = "count"
+        count.attributeType = .integer32AttributeType
+        note.properties = [count]
+        model = NSManagedObjectModel()
+        model.entities = [note]
+
+        let early = NSManagedObject(entity: note, insertInto: nil)
+        early.setValue(5, forKey: "count")
+        // Still editable: a property is added in front of the one the object holds.
+        let title = NSAttributeDescription()
+        title.name = "title"
+        title.attributeType = .stringAttributeType
+        note.properties = [title, count]
+
+        let container = try openContainer()
+        container.viewContext.insert(early)
+        early.setValue("First", forKey: "title")
+        XCTAssertEqual(early.value(forKey: "count") as? Int, 5)
+        try container.viewContext.save()
+
+        let reopened = try openContainer()
+        let stored = try XCTUnwrap(reopened.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).first)
+        XCTAssertEqual(stored.value(forKey: "title") as? String, "First")
+        XCTAssertEqual(stored.value(forKey: "count") as? Int, 5)
+    }
+}
