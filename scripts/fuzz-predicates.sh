@@ -37,7 +37,7 @@ swiftc -parse-as-library -O -module-name Digest -emit-module -emit-module-path "
   -emit-library -static -o "$out/libDigest.a" Sources/Digest/*.swift
 echo "==> Compiling the library and the fuzz entry point with -sanitize=fuzzer,address"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name OpenCoreData \
-  -swift-version 5 -I Sources/CSQLite -I "$out/modules" -L "$out" -lDigest -lsqlite3 \
+  -swift-version 5 -I Sources/CSQLite -I Sources/CSwiftRuntime/include -I "$out/modules" -L "$out" -lDigest -lsqlite3 \
   "${sources[@]}" -o "$out/fuzz-predicates" 2>&1 | grep -v "Cannot export local symbol" || true
 if [ ! -x "$out/fuzz-predicates" ]; then
   echo "error: the fuzz target did not compile" >&2

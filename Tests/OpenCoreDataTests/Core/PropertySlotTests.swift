@@ -22,16 +22,9 @@ final class PropertySlotTests: CoreTestCase {
     }
 
     func testAChangeToTheSeventiethPropertyIsSavedAsTheOnlyChangedColumn() throws {
-        let wide = NSEntityDescription()
-        wide.name = "Wide"
-        wide.properties = (0..<70).map { index in
-            let attribute = NSAttributeDescription()
-            attribute.name = "field\(index)"
-            attribute.attributeType = .stringAttributeType
-            return attribute
-        }
-        model = NSManagedObjectModel()
-        model.entities = [wide]
+        let wide = makeEntity("Wide")
+        wide.properties = (0..<70).map { makeAttribute("field\($0)", .stringAttributeType) }
+        model = makeModel([wide])
 
         let context = try openContainer().viewContext
         let object = NSEntityDescription.insertNewObject(forEntityName: "Wide", into: context)
@@ -73,22 +66,15 @@ final class PropertySlotTests: CoreTestCase {
     }
 
     func testAnObjectMadeBeforeTheModelWasEditedAdoptsTheNewLayoutWhenInserted() throws {
-        let note = NSEntityDescription()
-        note.name = "Note"
-        let count = NSAttributeDescription()
-        count.name = "count"
-        count.attributeType = .integer32AttributeType
+        let note = makeEntity("Note")
+        let count = makeAttribute("count", .integer32AttributeType)
         note.properties = [count]
-        model = NSManagedObjectModel()
-        model.entities = [note]
+        model = makeModel([note])
 
         let early = NSManagedObject(entity: note, insertInto: nil)
         early.setValue(5, forKey: "count")
         // Still editable: a property is added in front of the one the object holds.
-        let title = NSAttributeDescription()
-        title.name = "title"
-        title.attributeType = .stringAttributeType
-        note.properties = [title, count]
+        note.properties = [makeAttribute("title", .stringAttributeType), count]
 
         let container = try openContainer()
         container.viewContext.insert(early)
