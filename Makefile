@@ -28,7 +28,7 @@ test: build
 	  match($$0, /with [0-9]+/); f = substr($$0, RSTART + 5, RLENGTH - 5) } \
 	  END { if (n != "") print "tests: " n - f " passed, " f " failed" }' .build/test.log
 
-# Fuzzes the predicate parser with libFuzzer for FUZZ_SECONDS (CI runs it after `make test`).
+# Fuzzes the predicate parser with libFuzzer for FUZZ_SECONDS (CI runs it before `make test`).
 FUZZ_SECONDS ?= 30
 fuzz:
 	@echo "==> Fuzzing the predicate format-string parser for $(FUZZ_SECONDS) s"
