@@ -106,7 +106,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     public func changedValues() -> [String: Any] {
         guard !state.isFault else { return [:] }
         var changes: [String: Any] = [:]
-        let table = entity.propertyTable
+        let table = state.values.table  // the table the change bits refer to
         for slot in state.changedSlots {
             let property = table.all[slot]
             guard !property.isTransient else { continue }
