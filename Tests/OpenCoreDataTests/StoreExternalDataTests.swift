@@ -61,7 +61,7 @@ final class StoreExternalDataTests: StoreTestCase {
         let url = storeURL("Photos.sqlite")
         let engine = try openEngine(model, url: url)
         defer { engine.close() }
-        var first = try newRow(engine, photo, ["image": large(1)])
+        let first = try newRow(engine, photo, ["image": large(1)])
         let second = try newRow(engine, photo, ["image": large(2)])
         try engine.performSave { transaction in
             try transaction.insert(first)
@@ -97,7 +97,7 @@ final class StoreExternalDataTests: StoreTestCase {
         let url = storeURL("Photos.sqlite")
         let engine = try openEngine(model, url: url)
         defer { engine.close() }
-        var kept = try newRow(engine, photo, ["image": large(1)])
+        let kept = try newRow(engine, photo, ["image": large(1)])
         try engine.performSave { try $0.insert(kept) }
         let before = externalFiles()
         XCTAssertEqual(before.count, 1)

@@ -59,7 +59,7 @@ final class StoreSaveTests: StoreTestCase {
         let fixture = SchemaFixture()
         let engine = try openEngine(fixture.model)
         defer { engine.close() }
-        var tag = try newRow(engine, fixture.tag, ["label": "one"])
+        let tag = try newRow(engine, fixture.tag, ["label": "one"])
         try engine.performSave { try $0.insert(tag) }
 
         tag.attributes["label"] = "two"
@@ -74,8 +74,8 @@ final class StoreSaveTests: StoreTestCase {
         XCTAssertEqual(stored.attributes["label"] as? String, "two")
         XCTAssertEqual(stored.version, 2)
 
-        var gone = tag
-        gone.key.primaryKey = 999
+        // Rows are shared objects: the missing row is a new one, not `tag` changed.
+        let gone = StoreRow(key: StoreKey(entityNumber: tag.key.entityNumber, primaryKey: 999), entity: tag.entity, version: tag.version, attributes: tag.attributes, toOne: tag.toOne)
         try engine.performSave { XCTAssertFalse(try $0.update(gone, expectedVersion: 2)) }
 
         // Setting a value to nil clears its column.

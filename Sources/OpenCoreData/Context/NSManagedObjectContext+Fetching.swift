@@ -182,7 +182,11 @@ extension NSManagedObjectContext {
             let rows = try engine.fetchRows(route.query, includesSubentities: route.includesSubentities)
             route.store.rowCache.store(rows)
             reserveRegistryCapacity(rows.count)
-            objects = rows.map { registeredObject(for: $0.key, in: route.store, request: request) }
+            objects = rows.map { row in
+                let object = registeredObject(for: row.key, in: route.store, request: request)
+                if object.state.isFault { object.state.heldRow = row }
+                return object
+            }
         } else {
             let keys = try engine.fetchKeys(route.query)
             reserveRegistryCapacity(keys.count)

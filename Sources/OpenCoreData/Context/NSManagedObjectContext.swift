@@ -236,6 +236,15 @@ open class NSManagedObjectContext {
         return persistentStoreCoordinator?.objectID(for: key, in: store)
     }
 
+    /// Lets the registered faults among the owners of `rows` hold them, so that the row
+    /// cache keeps each row until its fault fires (see ``RowCache``).
+    func holdRows(_ rows: [StoreRow], in store: NSPersistentStore) {
+        for row in rows {
+            guard let object = permanentObjects.object(for: PermanentKey(store: store, key: row.key)), object.state.isFault else { continue }
+            object.state.heldRow = row
+        }
+    }
+
     /// Registers `object` under its new permanent ID.
     func register(_ object: NSManagedObject, permanentID id: NSManagedObjectID) {
         temporaryObjects[ObjectIdentifier(object.objectID)] = nil
@@ -298,6 +307,7 @@ open class NSManagedObjectContext {
             return
         }
         object.state.snapshot = row
+        object.state.heldRow = nil
         object.state.values = row.attributes
         object.state.loadedRelationships = []
         object.relationshipsWereReset()

@@ -264,6 +264,9 @@ struct ManagedObjectState {
     var values: PropertyValues
     /// The row last read or saved: the committed values.
     var snapshot: StoreRow?
+    /// For a fault: the row it was fetched or prefetched with, held so that the row cache
+    /// keeps it until the fault fires (which reads the cache's current row, then lets go).
+    var heldRow: StoreRow?
     var isFault = false
     var isInserted = false
     var isDeleted = false

@@ -102,9 +102,24 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 ///
 /// Core Data's row cache: a fault fires from here when it can, so re-faulting an object
 /// costs no SQL. Guarded by a lock because contexts on different queues share it.
+///
+/// A row stays while anything else holds it: an object's snapshot, or a fault waiting to
+/// fire (its `heldRow`). Each time the cache has doubled since it last looked, it drops
+/// the rows it alone holds (``sweep()``), so the rows of objects a program let go of do not
+/// stay for the store's life; Core Data's cache counts its contexts' references the same way.
 final class RowCache {
     private var rows: [StoreKey: StoreRow] = [:]
     private let lock = NSLock()
+    /// The row count at which the next sweep runs.
+    private var sweepCount = RowCache.minimumSweepCount
+    /// No sweep below this many rows: small caches cost little to keep.
+    static let minimumSweepCount = 4_096
+
+    /// The number of rows cached.
+    var count: Int {
+        lock.lock(); defer { lock.unlock() }
+        return rows.count
+    }
 
     func row(for key: StoreKey) -> StoreRow? {
         lock.lock(); defer { lock.unlock() }
@@ -114,6 +129,7 @@ final class RowCache {
     func store(_ row: StoreRow) {
         lock.lock(); defer { lock.unlock() }
         rows[row.key] = row
+        sweepIfGrown()
     }
 
     func store(_ newRows: [StoreRow]) {
@@ -122,6 +138,32 @@ final class RowCache {
         // The new rows may already be cached (a refetch, a save), so not by their sum.
         rows.reserveCapacity(Swift.max(rows.count, newRows.count))
         for row in newRows { rows[row.key] = row }
+        sweepIfGrown()
+    }
+
+    /// Drops every row nothing but the cache holds.
+    func sweep() {
+        lock.lock(); defer { lock.unlock() }
+        sweepLocked()
+    }
+
+    private func sweepIfGrown() {
+        guard rows.count >= sweepCount else { return }
+        sweepLocked()
+    }
+
+    /// Runs with the lock held, so no one can take a row from the cache meanwhile; a holder
+    /// elsewhere that lets go during the sweep only keeps its row until the next one.
+    private func sweepLocked() {
+        var unheld: [StoreKey] = []
+        var index = rows.values.startIndex
+        while index != rows.values.endIndex {
+            if isKnownUniquelyReferenced(&rows.values[index]) { unheld.append(rows.keys[index]) }
+            rows.values.formIndex(after: &index)
+        }
+        for key in unheld { rows[key] = nil }
+        // Amortized: the next sweep waits until the cache has doubled again.
+        sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }
 
     func remove(_ key: StoreKey) {

@@ -9,7 +9,11 @@ struct StoreKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One object's persistent state as the store holds it.
-struct StoreRow {
+///
+/// A class, shared rather than copied: the row cache, the snapshots of objects and the
+/// faults waiting to fire hold the same row, and the cache drops a row once it is the only
+/// holder (``RowCache/sweep()``). Rows are not changed once they are cached.
+final class StoreRow {
     var key: StoreKey
     /// The concrete entity of `key.entityNumber`.
     var entity: NSEntityDescription
@@ -34,7 +38,7 @@ struct StoreRow {
     }
 
     /// A row with its attribute values by name, for batch inserts and tests.
-    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: [String: Any], toOne: [String: StoreKey]) {
+    convenience init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: [String: Any], toOne: [String: StoreKey]) {
         self.init(key: key, entity: entity, version: version, attributes: PropertyValues(table: entity.propertyTable, named: attributes), toOne: toOne)
     }
 }

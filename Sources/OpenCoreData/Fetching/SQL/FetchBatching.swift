@@ -50,6 +50,7 @@ extension NSManagedObjectContext {
         let missing = batch.keys.filter { store.rowCache.row(for: $0) == nil }
         guard let rows = try? store.engine.fetchRows(for: missing) else { return nil }
         store.rowCache.store(rows)
+        holdRows(rows, in: store)
         return store.rowCache.row(for: key)
     }
 
@@ -111,8 +112,11 @@ extension NSManagedObjectContext {
             if let key = row?.toOne[relationship.name] { keys.append(key) }
         }
         let missing = Array(Set(keys.filter { store.rowCache.row(for: $0) == nil }))
-        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
-        return keys.map { object(for: $0, in: store) }
+        let rows = missing.isEmpty ? [] : try store.engine.fetchRows(for: missing)
+        store.rowCache.store(rows)
+        let destinations = keys.map { object(for: $0, in: store) }
+        holdRows(rows, in: store)
+        return destinations
     }
 
     private func prefetchToMany(_ relationship: NSRelationshipDescription, of sources: [NSManagedObject], store: NSPersistentStore) throws -> [NSManagedObject] {
@@ -124,8 +128,10 @@ extension NSManagedObjectContext {
         var byOwner: [Int64: [StoreKey]] = [:]
         for (owner, destination) in pairs { byOwner[owner, default: []].append(destination) }
         let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
-        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+        let rows = missing.isEmpty ? [] : try store.engine.fetchRows(for: missing)
+        store.rowCache.store(rows)
         var destinations: [NSManagedObject] = []
+        defer { holdRows(rows, in: store) }
         for source in sources {
             guard let owner = source.objectID.storeKey?.primaryKey else { continue }
             let members = (byOwner[owner] ?? []).map { object(for: $0, in: store) }

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+@testable import OpenCoreData
+
+/// The store's row cache keeps a row while an object's snapshot or a waiting fault holds
+/// it, and drops it once only the cache does, as Core Data's cache does: faults still fire
+/// without SQL, and the rows of objects a program let go of do not stay for good.
+final class RowCacheTests: CoreTestCase {
+    private func saveTrails(_ count: Int, hikesEach: Int = 0) throws {
+        let writer = try openContainer()
+        for index in 0..<count {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
+            trail.setValue("Trail \(index)", forKey: "name")
+            for _ in 0..<hikesEach {
+                NSEntityDescription.insertNewObject(forEntityName: "Hike", into: writer.viewContext).setValue(trail, forKey: "trail")
+            }
+        }
+        try writer.viewContext.save()
+    }
+
+    private func rowCache(of container: NSPersistentContainer) -> RowCache {
+        container.persistentStoreCoordinator.persistentStores[0].rowCache
+    }
+
+    private func selects(_ lines: [String]) -> [String] { lines.filter { $0.contains("SELECT") } }
+
+    func testRowsStayWhileObjectsOrFaultsHoldThemAndGoWhenReleased() throws {
+        try saveTrails(50)
+        let container = try openContainer()
+        let cache = rowCache(of: container)
+        var trails: [NSManagedObject]? = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertTrue(trails!.allSatisfy(\.isFault))
+        cache.sweep()
+        XCTAssertEqual(cache.count, 50, "faults waiting to fire hold their rows")
+
+        let (names, lines) = capturingSQL { trails!.prefix(25).compactMap { $0.value(forKey: "name") as? String } }
+        XCTAssertEqual(names.count, 25)
+        XCTAssertEqual(selects(lines), [], "the faults fired from the cache after the sweep")
+        cache.sweep()
+        XCTAssertEqual(cache.count, 50, "fired objects hold their rows as snapshots")
+
+        trails = nil
+        cache.sweep()
+        XCTAssertEqual(cache.count, 0, "no one holds the rows of released objects")
+        let again = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertEqual(Set(again.compactMap { $0.value(forKey: "name") as? String }).count, 50)
+    }
+
+    func testPrefetchedRelationshipFaultsKeepTheirRowsThroughASweep() throws {
+        try saveTrails(1, hikesEach: 20)
+        let container = try openContainer()
+        let cache = rowCache(of: container)
+        let trail = try XCTUnwrap(container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        let hikes = try XCTUnwrap(trail.value(forKey: "hikes") as? Set<NSManagedObject>)
+        XCTAssertEqual(hikes.count, 20)
+        XCTAssertTrue(hikes.allSatisfy(\.isFault))
+        cache.sweep()
+        let (trailsOfHikes, lines) = capturingSQL { hikes.compactMap { $0.value(forKey: "trail") as? NSManagedObject } }
+        XCTAssertEqual(trailsOfHikes.count, 20)
+        XCTAssertTrue(trailsOfHikes.allSatisfy { $0 === trail })
+        XCTAssertEqual(selects(lines), [], "the prefetched rows survived the sweep")
+    }
+
+    func testTheCacheSweepsItselfWhenItHasDoubled() throws {
+        let count = RowCache.minimumSweepCount + 1
+        try saveTrails(count)
+        let container = try openContainer()
+        let cache = rowCache(of: container)
+        // Fetched and read, then released: their rows stay until the cache grows again.
+        _ = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).map { $0.value(forKey: "name") }
+        XCTAssertEqual(cache.count, count)
+
+        // Saving as many new rows doubles the cache and sweeps it; the new rows are held
+        // by the inserted objects' snapshots, the old ones by no one.
+        var inserted: [NSManagedObject] = []
+        for index in 0..<count {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+            trail.setValue("New \(index)", forKey: "name")
+            inserted.append(trail)
+        }
+        try container.viewContext.save()
+        XCTAssertEqual(cache.count, count, "only the rows of the objects still held")
+        XCTAssertEqual(inserted.count, count)
+    }
+}
