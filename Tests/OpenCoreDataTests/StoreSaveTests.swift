@@ -169,7 +169,7 @@ final class StoreSaveTests: StoreTestCase {
         try engine.performSave { transaction in
             try transaction.writeToMany(pinned, source: folder.key, destinations: [notes[2].key])
             // Updating a destination row leaves the hidden key alone.
-            var note = notes[2]
+            let note = notes[2]
             note.version = 2
             XCTAssertTrue(try transaction.update(note, expectedVersion: 1))
             try transaction.writeToMany(playlistSongs, source: playlist.key, destinations: [songs[0].key, songs[1].key])

@@ -179,8 +179,7 @@ extension NSManagedObjectContext {
             || (request.includesPropertyValues && request.fetchBatchSize == 0)
         var objects: [NSManagedObject]
         if wantsRows {
-            let rows = try engine.fetchRows(route.query, includesSubentities: route.includesSubentities)
-            route.store.rowCache.store(rows)
+            let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities))
             reserveRegistryCapacity(rows.count)
             objects = rows.map { row in
                 let object = registeredObject(for: row.key, in: route.store, request: request)
@@ -253,11 +252,11 @@ extension NSManagedObjectContext {
     private func matchingObjectsInMemory<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> [NSManagedObject] {
         var candidates: [NSManagedObject] = []
         for store in stores(holding: entity) {
-            let rows = try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities)
-            store.rowCache.store(rows)
+            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities))
             candidates.reserveCapacity(candidates.count + rows.count)
             for row in rows {
                 let object = registeredObject(for: row.key, in: store, request: request)
+                if object.state.isFault { object.state.heldRow = row }
                 if request.includesPendingChanges, object.state.isDeleted { continue }
                 candidates.append(object)
             }

@@ -52,6 +52,8 @@ extension NSManagedObjectContext {
         object.state.isUpdated = false
         object.state.loadedRelationships = []
         object.state.isFault = true
+        // Hold the cache's current row, which may be newer than the snapshot.
+        holdCachedRows(of: [object])
         object.relationshipsWereReset()
         object.didTurnIntoFault()
     }

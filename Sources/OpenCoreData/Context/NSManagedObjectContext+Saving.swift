@@ -79,6 +79,8 @@ extension NSManagedObjectContext {
     /// Loads the rows of the faults among `objects` in a few batched queries, so that
     /// touching each of them afterwards costs no query of its own.
     func prefetchFaults(_ objects: [NSManagedObject]) {
+        // Whatever is cached now or after the prefetch, each fault holds (see RowCache).
+        defer { holdCachedRows(of: objects) }
         guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else { return }
         var keysByStore: [ObjectIdentifier: (store: NSPersistentStore, keys: [StoreKey])] = [:]
         for object in objects where object.state.isFault {
@@ -86,10 +88,7 @@ extension NSManagedObjectContext {
             keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
         }
         for (store, keys) in keysByStore.values where keys.count > 1 {
-            if let rows = try? store.engine.fetchRows(for: keys) {
-                store.rowCache.store(rows)
-                holdRows(rows, in: store)
-            }
+            if let rows = try? store.engine.fetchRows(for: keys) { store.rowCache.store(rows) }
         }
     }
 

@@ -191,8 +191,9 @@ open class NSManagedObjectContext {
         else {
             throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
         }
-        store.rowCache.store(row)
+        let cached = store.rowCache.store(row)
         let object = object(for: key, in: store)
+        if object.state.isFault { object.state.heldRow = cached }
         object.fulfillFaultIfNeeded()
         return object
     }
@@ -236,12 +237,22 @@ open class NSManagedObjectContext {
         return persistentStoreCoordinator?.objectID(for: key, in: store)
     }
 
-    /// Lets the registered faults among the owners of `rows` hold them, so that the row
-    /// cache keeps each row until its fault fires (see ``RowCache``).
-    func holdRows(_ rows: [StoreRow], in store: NSPersistentStore) {
-        for row in rows {
-            guard let object = permanentObjects.object(for: PermanentKey(store: store, key: row.key)), object.state.isFault else { continue }
-            object.state.heldRow = row
+    /// The registered object of a stored row, if any; registers nothing.
+    func registeredObject(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject? {
+        permanentObjects.object(for: PermanentKey(store: store, key: key))
+    }
+
+    /// Lets each fault among `objects` hold its row from the row cache, so that the cache
+    /// keeps the row until the fault fires (see ``RowCache``).
+    func holdCachedRows(of objects: some Sequence<NSManagedObject>) {
+        var faultsByStore: [ObjectIdentifier: (store: NSPersistentStore, faults: [NSManagedObject], keys: [StoreKey])] = [:]
+        for object in objects where object.state.isFault {
+            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
+            faultsByStore[ObjectIdentifier(store), default: (store, [], [])].faults.append(object)
+            faultsByStore[ObjectIdentifier(store)]!.keys.append(key)
+        }
+        for (store, faults, keys) in faultsByStore.values {
+            for (fault, row) in zip(faults, store.rowCache.rows(for: keys)) { fault.state.heldRow = row }
         }
     }
 
@@ -287,8 +298,7 @@ open class NSManagedObjectContext {
         var row = store.rowCache.row(for: key)
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
         if row == nil, let fetched = try? store.engine.fetchRows(for: [key]).first {
-            store.rowCache.store(fetched)
-            row = fetched
+            row = store.rowCache.store(fetched)
         }
         guard let row else {
             guard shouldDeleteInaccessibleFaults else {
@@ -322,7 +332,11 @@ open class NSManagedObjectContext {
             return object.emptyValue(for: relationship)
         }
         if !relationship.isToMany {
-            return object.state.snapshot?.toOne[relationship.name].map { self.object(for: $0, in: store) }
+            guard let destinationKey = object.state.snapshot?.toOne[relationship.name] else { return nil }
+            let destination = self.object(for: destinationKey, in: store)
+            // A fault made here holds the row prefetching may have cached for it.
+            holdCachedRows(of: [destination])
+            return destination
         }
         let keys = (try? store.engine.destinationKeys(of: relationship, from: key)) ?? []
         let members = keys.map { self.object(for: $0, in: store) }

@@ -126,19 +126,38 @@ final class RowCache {
         return rows[key]
     }
 
-    func store(_ row: StoreRow) {
+    /// The cached rows of `keys`, in order; nil where none is cached.
+    func rows(for keys: [StoreKey]) -> [StoreRow?] {
         lock.lock(); defer { lock.unlock() }
-        rows[row.key] = row
-        sweepIfGrown()
+        return keys.map { rows[$0] }
     }
 
-    func store(_ newRows: [StoreRow]) {
+    /// Caches `row` and returns the cached row: the one already there when it has the same
+    /// version, so that whoever holds that one still holds the cache's row; else `row`.
+    @discardableResult
+    func store(_ row: StoreRow) -> StoreRow {
+        lock.lock(); defer { lock.unlock() }
+        let cached = insert(row)
+        sweepIfGrown()
+        return cached
+    }
+
+    /// Caches `newRows`; returns the cached row of each, in order (see ``store(_:)-row``).
+    @discardableResult
+    func store(_ newRows: [StoreRow]) -> [StoreRow] {
         lock.lock(); defer { lock.unlock() }
         // Grown once for a large fetch, not by doubling (each growth rehashes every row).
         // The new rows may already be cached (a refetch, a save), so not by their sum.
         rows.reserveCapacity(Swift.max(rows.count, newRows.count))
-        for row in newRows { rows[row.key] = row }
+        let cached = newRows.map(insert)
         sweepIfGrown()
+        return cached
+    }
+
+    private func insert(_ row: StoreRow) -> StoreRow {
+        if let existing = rows[row.key], existing.version == row.version { return existing }
+        rows[row.key] = row
+        return row
     }
 
     /// Drops every row nothing but the cache holds.

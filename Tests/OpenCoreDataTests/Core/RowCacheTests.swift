@@ -82,4 +82,88 @@ final class RowCacheTests: CoreTestCase {
         XCTAssertEqual(cache.count, count, "only the rows of the objects still held")
         XCTAssertEqual(inserted.count, count)
     }
+
+    // MARK: Every way a fault comes to be holds its row
+
+    /// Sweeps, then reads `key` of every object: no SELECT may run.
+    private func assertFiresFromTheCacheAfterASweep(_ objects: [NSManagedObject], key: String, in container: NSPersistentContainer, file: StaticString = #filePath, line: UInt = #line) {
+        rowCache(of: container).sweep()
+        let (values, lines) = capturingSQL { objects.map { $0.value(forKey: key) } }
+        XCTAssertEqual(values.count, objects.count, file: file, line: line)
+        XCTAssertEqual(selects(lines), [], file: file, line: line)
+    }
+
+    func testAFetchEvaluatedInMemoryHoldsItsRows() throws {
+        try saveTrails(30)
+        let container = try openContainer()
+        // An unsaved insert makes the fetch run in memory over every stored row.
+        NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext).setValue("Pending", forKey: "name")
+        let trails = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertEqual(trails.count, 31)
+        assertFiresFromTheCacheAfterASweep(trails, key: "name", in: container)
+    }
+
+    func testRefetchingRefreshingAndOtherContextsKeepTheRowsHeld() throws {
+        try saveTrails(30)
+        let container = try openContainer()
+        let context = container.viewContext
+        let trails = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        _ = trails.map { $0.value(forKey: "name") }
+        // A refetch and another context's fetch cache the same rows again, then let go.
+        _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        let other = container.newBackgroundContext()
+        try other.performAndWait { _ = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")) }
+        for trail in trails { context.refresh(trail, mergeChanges: false) }
+        XCTAssertTrue(trails.allSatisfy(\.isFault))
+        assertFiresFromTheCacheAfterASweep(trails, key: "name", in: container)
+    }
+
+    func testBatchedRelationshipAndPrefetchedFaultsHoldRowsAlreadyCached() throws {
+        try saveTrails(20, hikesEach: 1)
+        let container = try openContainer()
+        let context = container.viewContext
+        // Before each case every row is cached, by objects that are then released.
+        func cacheEveryRow() throws {
+            _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).map { $0.value(forKey: "name") }
+            _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Hike")).map { $0.value(forKey: "date") }
+        }
+
+        try cacheEveryRow()
+        let batched = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        batched.fetchBatchSize = 5
+        assertFiresFromTheCacheAfterASweep(try context.fetch(batched), key: "name", in: container)
+
+        try cacheEveryRow()
+        let trail = try XCTUnwrap(context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        let hikes = try XCTUnwrap(trail.value(forKey: "hikes") as? Set<NSManagedObject>)
+        XCTAssertTrue(hikes.allSatisfy(\.isFault))
+        assertFiresFromTheCacheAfterASweep(Array(hikes), key: "date", in: container)
+
+        try cacheEveryRow()
+        let prefetching = NSFetchRequest<NSManagedObject>(entityName: "Hike")
+        prefetching.relationshipKeyPathsForPrefetching = ["trail"]
+        let trailsOfHikes = try context.fetch(prefetching).compactMap { $0.value(forKey: "trail") as? NSManagedObject }
+        XCTAssertEqual(trailsOfHikes.count, 20)
+        assertFiresFromTheCacheAfterASweep(trailsOfHikes, key: "name", in: container)
+    }
+
+    func testSweepsWhileOtherContextsFetchAndFire() throws {
+        try saveTrails(200)
+        let container = try openContainer()
+        let cache = rowCache(of: container)
+        DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            let context = container.newBackgroundContext()
+            context.performAndWait {
+                for _ in 0..<20 {
+                    if worker % 2 == 0 {
+                        cache.sweep()
+                        continue
+                    }
+                    let trails = (try? context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))) ?? []
+                    XCTAssertEqual(trails.compactMap { $0.value(forKey: "name") as? String }.count, 200)
+                    context.reset()
+                }
+            }
+        }
+    }
 }

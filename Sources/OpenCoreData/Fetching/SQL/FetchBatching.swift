@@ -21,8 +21,10 @@ final class FetchBatch {
 }
 
 extension NSManagedObjectContext {
-    /// Splits `objects` into batches of `size`; faults whose rows are not cached get theirs.
+    /// Splits `objects` into batches of `size`; faults whose rows are not cached get theirs,
+    /// and those whose rows are hold them (see ``RowCache``).
     func assignFetchBatches(_ objects: [NSManagedObject], size: Int, store: NSPersistentStore) {
+        holdCachedRows(of: objects)
         var start = 0
         while start < objects.count {
             let chunk = objects[start..<min(start + size, objects.count)]
@@ -50,7 +52,7 @@ extension NSManagedObjectContext {
         let missing = batch.keys.filter { store.rowCache.row(for: $0) == nil }
         guard let rows = try? store.engine.fetchRows(for: missing) else { return nil }
         store.rowCache.store(rows)
-        holdRows(rows, in: store)
+        holdCachedRows(of: batch.keys.compactMap { registeredObject(for: $0, in: store) })
         return store.rowCache.row(for: key)
     }
 
@@ -112,10 +114,9 @@ extension NSManagedObjectContext {
             if let key = row?.toOne[relationship.name] { keys.append(key) }
         }
         let missing = Array(Set(keys.filter { store.rowCache.row(for: $0) == nil }))
-        let rows = missing.isEmpty ? [] : try store.engine.fetchRows(for: missing)
-        store.rowCache.store(rows)
+        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
         let destinations = keys.map { object(for: $0, in: store) }
-        holdRows(rows, in: store)
+        holdCachedRows(of: destinations)
         return destinations
     }
 
@@ -128,10 +129,9 @@ extension NSManagedObjectContext {
         var byOwner: [Int64: [StoreKey]] = [:]
         for (owner, destination) in pairs { byOwner[owner, default: []].append(destination) }
         let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
-        let rows = missing.isEmpty ? [] : try store.engine.fetchRows(for: missing)
-        store.rowCache.store(rows)
+        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
         var destinations: [NSManagedObject] = []
-        defer { holdRows(rows, in: store) }
+        defer { holdCachedRows(of: destinations) }
         for source in sources {
             guard let owner = source.objectID.storeKey?.primaryKey else { continue }
             let members = (byOwner[owner] ?? []).map { object(for: $0, in: store) }
