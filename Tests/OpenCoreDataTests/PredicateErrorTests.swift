@@ -127,6 +127,15 @@ final class PredicateFuzzRegressionTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
     }
 
+    func testANegatedLiteralThatOverflowsPrintsTheSameTwice() throws {
+        // 5e34444444444444 overflows to infinity, which prints as `inf`; its negation stays
+        // a subtraction, so that the printed text parses back to the same text.
+        let predicate = try NSPredicate(validatingFormat: "hOp--5e34444444444444=44444444444")
+        XCTAssertEqual(predicate.predicateFormat, "hOp - (0 - inf) == 44444444444")
+        XCTAssertEqual(try NSPredicate(validatingFormat: predicate.predicateFormat).predicateFormat, predicate.predicateFormat)
+        XCTAssertEqual(try NSPredicate(validatingFormat: "x == -2.5e1").predicateFormat, "x == -25")
+    }
+
     func testManyNotsPrintWithoutParentheses() throws {
         let text = String(repeating: "!", count: 130) + "q < n"
         let predicate = try NSPredicate(validatingFormat: text)
