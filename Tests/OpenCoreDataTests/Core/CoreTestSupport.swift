@@ -105,6 +105,24 @@ class CoreTestCase: XCTestCase {
         return container
     }
 
+    /// Saves `count` trails named "Trail 0", "Trail 1", … (each with `hikesEach` hikes)
+    /// through a container of their own; returns their object IDs as URIs.
+    @discardableResult
+    func saveTrails(_ count: Int, hikesEach: Int = 0) throws -> [URL] {
+        let writer = try openContainer()
+        var trails: [NSManagedObject] = []
+        for index in 0..<count {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
+            trail.setValue("Trail \(index)", forKey: "name")
+            for _ in 0..<hikesEach {
+                NSEntityDescription.insertNewObject(forEntityName: "Hike", into: writer.viewContext).setValue(trail, forKey: "trail")
+            }
+            trails.append(trail)
+        }
+        try writer.viewContext.save()
+        return trails.map { $0.objectID.uriRepresentation() }
+    }
+
     func trailCount(in container: NSPersistentContainer) throws -> Int {
         try container.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail"))
     }

@@ -9,11 +9,7 @@ import XCTest
 /// these tests also release objects on other threads, after a reset and after the context.
 final class RegistryLifetimeTests: CoreTestCase {
     func testFetchedObjectsStayUniqueWhileHeldAndAreFreedOnRelease() throws {
-        let writer = try openContainer()
-        let saved = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
-        saved.setValue("Ridge", forKey: "name")
-        try writer.viewContext.save()
-
+        try saveTrails(1)
         let container = try openContainer()
         let context = container.viewContext
         let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
@@ -23,18 +19,11 @@ final class RegistryLifetimeTests: CoreTestCase {
         first = nil
         XCTAssertNil(released, "freed as soon as the program lets go")
         XCTAssertTrue(context.registeredObjects.isEmpty)
-        XCTAssertEqual(try context.fetch(request).first?.value(forKey: "name") as? String, "Ridge")
+        XCTAssertEqual(try context.fetch(request).first?.value(forKey: "name") as? String, "Trail 0")
     }
 
     func testAnObjectHeldOnlyByAReleasedObjectIsFreedToo() throws {
-        let writer = try openContainer()
-        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
-        trail.setValue("Ridge", forKey: "name")
-        for _ in 0..<2 {
-            NSEntityDescription.insertNewObject(forEntityName: "Hike", into: writer.viewContext).setValue(trail, forKey: "trail")
-        }
-        try writer.viewContext.save()
-
+        try saveTrails(1, hikesEach: 2)
         let container = try openContainer()
         let context = container.viewContext
         weak var hike: NSManagedObject?
@@ -48,19 +37,8 @@ final class RegistryLifetimeTests: CoreTestCase {
         XCTAssertTrue(context.registeredObjects.isEmpty)
     }
 
-    /// Saves `count` trails and returns their IDs, from a container of their own.
-    private func savedTrailIDs(_ count: Int) throws -> [URL] {
-        let writer = try openContainer()
-        for index in 0..<count {
-            NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext).setValue("trail \(index)", forKey: "name")
-        }
-        try writer.viewContext.save()
-        let trails = try writer.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
-        return trails.map { $0.objectID.uriRepresentation() }
-    }
-
     func testObjectsReleasedOnAnotherThreadWhileTheContextLooksThemUp() throws {
-        let uris = try savedTrailIDs(500)
+        let uris = try saveTrails(500)
         let container = try openContainer()
         let context = container.viewContext
         let ids = uris.map { container.persistentStoreCoordinator.managedObjectID(forURIRepresentation: $0)! }
@@ -95,7 +73,7 @@ final class RegistryLifetimeTests: CoreTestCase {
     }
 
     func testObjectsOutliveAResetAndTheirContext() throws {
-        let uris = try savedTrailIDs(3)
+        let uris = try saveTrails(3)
         var container: NSPersistentContainer? = try openContainer()
         var kept = try container!.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
         container!.viewContext.reset()

@@ -6,18 +6,6 @@ import XCTest
 /// it, and drops it once only the cache does, as Core Data's cache does: faults still fire
 /// without SQL, and the rows of objects a program let go of do not stay for good.
 final class RowCacheTests: CoreTestCase {
-    private func saveTrails(_ count: Int, hikesEach: Int = 0) throws {
-        let writer = try openContainer()
-        for index in 0..<count {
-            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: writer.viewContext)
-            trail.setValue("Trail \(index)", forKey: "name")
-            for _ in 0..<hikesEach {
-                NSEntityDescription.insertNewObject(forEntityName: "Hike", into: writer.viewContext).setValue(trail, forKey: "trail")
-            }
-        }
-        try writer.viewContext.save()
-    }
-
     private func rowCache(of container: NSPersistentContainer) -> RowCache {
         container.persistentStoreCoordinator.persistentStores[0].rowCache
     }
