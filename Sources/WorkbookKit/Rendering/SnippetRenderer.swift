@@ -92,6 +92,8 @@ struct SnippetRenderer {
             return label("exited", "exited", "the program exited with status \(status)")
         case .timedOut(let seconds):
             return label("timeout", "timed out", "killed after \(formatSeconds(seconds)) seconds")
+        case .printedTooMuch(let limit):
+            return label("exited", "too much output", "stopped after printing more than \(limit >> 20) MiB")
         case .failedToCompile:
             return label("compile-fail", "does not compile", nil)
         }
