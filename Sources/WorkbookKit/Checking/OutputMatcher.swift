@@ -106,8 +106,8 @@ public struct OutputMatcher: Sendable {
 
     /// The start of the diff between a recording and an output too long to align: the
     /// recording against the output's first lines, at most `limit` lines of diff, each cut
-    /// at 160 characters.
-    public static func briefDiff(expected: String, actual: String, limit: Int = 20) -> String {
+    /// at 100 characters.
+    public static func briefDiff(expected: String, actual: String, limit: Int = 12) -> String {
         let recorded = lines(expected)
         var head: [Substring] = []
         for line in actual.split(separator: "\n", maxSplits: recorded.count + limit, omittingEmptySubsequences: false) {
@@ -116,7 +116,7 @@ public struct OutputMatcher: Sendable {
         }
         let diff = OutputMatcher(expected: expected, actual: head.joined(separator: "\n"))
             .unifiedDiff().split(separator: "\n")
-        let shown = diff.prefix(limit).map { $0.count > 160 ? String($0.prefix(160)) + " [cut]" : String($0) }
+        let shown = diff.prefix(limit).map { $0.count > 100 ? String($0.prefix(100)) + " [cut]" : String($0) }
         return shown.joined(separator: "\n") + (diff.count > limit ? "\n[…]\n" : "\n")
     }
 

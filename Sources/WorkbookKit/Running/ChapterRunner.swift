@@ -342,7 +342,7 @@ public struct ChapterRunner: Sendable {
     /// at the snippet, with the start of what it printed against its recording.
     private func printedTooMuch(_ snippet: Snippet, chapter: Chapter, output: SnippetOutput) -> Problem {
         let diff = OutputMatcher.briefDiff(expected: snippet.expectedOutput?.text ?? "", actual: output.text)
-        return Problem(file: chapter.path, line: snippet.fenceLine, message: "this snippet printed more than \(OutputCapture.maximumBytes >> 20) MiB; the program was stopped there, later snippets did not run and nothing was recorded. Print less (or in a loop that stops). The start of its output:\n" + diff)
+        return Problem(file: chapter.path, line: snippet.fenceLine, message: "this snippet printed more than \(OutputCapture.maximumBytes >> 20) MiB, so the program was stopped there: later snippets did not run, and nothing of this one was recorded. The start of its output against the recording:\n" + diff)
     }
 
     /// The problem for a program that stopped while `snippet` ran.
