@@ -97,6 +97,16 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(parsed.problems.first?.message.contains("tab") == true, "\(parsed.problems)")
     }
 
+    func testAFenceIndentedByFourSpacesIsReportedToo() {
+        let parsed = FixtureSupport.parseText("# Spaces\n\n    ```swift\n    print(1)\n    ```\n\n    ```text\n    shown as it is\n    ```\n")
+        XCTAssertEqual(parsed.problems.map(\.line), [3], "a ```text block indented is just code: \(parsed.problems)")
+    }
+
+    func testANulByteDoesNotHideTheRestOfTheChapter() throws {
+        let parsed = FixtureSupport.parseText("# NUL\n\ntext \u{0} more\n\n```swift\nprint(1)\n```\n")
+        XCTAssertEqual(try XCTUnwrap(parsed.chapter).snippets.count, 1, "the snippet after the NUL is still found")
+    }
+
     // MARK: Settings and chapter numbers
 
     func testATimeoutThatIsNotAPositiveNumberIsAClearError() {
