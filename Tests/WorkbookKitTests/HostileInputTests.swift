@@ -170,6 +170,17 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(OutputUpdater.update(chapter, run: run), chapter.source, "a second update changes nothing")
     }
 
+    func testControlCharactersInOutputAreShownVisiblyInTheBook() throws {
+        let chapter = try XCTUnwrap(FixtureSupport.parseText("# T\n\n```swift\nprint(1)\n```\n").chapter)
+        let run = ChapterRun(chapterPath: chapter.path, results: [
+            SnippetResult(index: 0, output: SnippetOutput(segments: [.init(stream: .stdout, text: "a\u{0}b\u{1B}[1m\rc\tend…\n")]),
+                          outcome: .completed),
+        ], problems: [])
+        let html = try XCTUnwrap(SnippetRenderer(run: run).render(chapter.snippets[0])).rendered
+        XCTAssertFalse(html.unicodeScalars.contains { OutputEscapes.needsEscape($0) && $0 != "\n" && $0 != "…" }, html)
+        XCTAssertTrue(html.contains("a\\u{0}b\\u{1B}[1m\\u{D}c\tend…"), html)
+    }
+
     // MARK: Exercises
 
     func testCheckDescribesAnExerciseThatDidNotFinishInASentence() throws {

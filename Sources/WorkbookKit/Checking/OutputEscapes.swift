@@ -27,6 +27,23 @@ enum OutputEscapes {
         return String(result)
     }
 
+    /// `text` with its control characters other than newline and tab written as escapes,
+    /// as the book shows output: a NUL or a terminal's escape sequence cannot be shown in
+    /// a page, and a carriage return would hide what came before it. `…` and backslashes
+    /// stay as they are: a reader sees text, not a pattern.
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { needsEscape($0) && $0 != "\n" && $0 != "…" }) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) && scalar != "\n" && scalar != "…" {
+                result.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
     /// Whether `scalar` is written as an escape.
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

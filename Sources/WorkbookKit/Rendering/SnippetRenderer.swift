@@ -66,9 +66,8 @@ struct SnippetRenderer {
         if let status { html += status }
         if !visible.isEmpty {
             let body = HTML(joining: visible.map { segment in
-                segment.stream == .stderr
-                    ? "<span class=\"stderr\">\(segment.text)</span>"
-                    : HTML(escaping: segment.text)
+                let text = OutputEscapes.visible(segment.text)
+                return segment.stream == .stderr ? "<span class=\"stderr\">\(text)</span>" : HTML(escaping: text)
             })
             html += "<pre class=\"output-text\"><samp>\(body)</samp></pre>\n"
         }
