@@ -92,12 +92,10 @@ private struct ParserState {
     }
 
     mutating func run() {
-        // libcmark accepts every line ending, but its literals would keep `\r`: give it the
-        // text with line feeds only. Line numbers are the same either way.
-        let text = SourceLines.withLineFeeds(source)
+        // libcmark takes LF, CRLF and CR as line endings and gives literals with LF only.
         // By length, not up to the first NUL: libcmark reads a NUL as U+FFFD, and nothing
         // after one may be skipped.
-        var bytes = Array(text.utf8)
+        var bytes = Array(source.utf8)
         let count = bytes.count
         bytes.append(0)
         guard let root = bytes.withUnsafeBufferPointer({ buffer in

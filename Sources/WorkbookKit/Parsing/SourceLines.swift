@@ -43,14 +43,6 @@ struct SourceLines {
         self.terminators = terminators
     }
 
-    /// `text` with every line ending (`\r\n`, lone `\r`) written as `\n`; line numbers
-    /// are unchanged.
-    static func withLineFeeds(_ text: String) -> String {
-        guard text.unicodeScalars.contains("\r") else { return text }
-        let lines = SourceLines(text)
-        return zip(lines.lines, lines.terminators).map { $0 + ($1.isEmpty ? "" : "\n") }.joined()
-    }
-
     /// The line ending most of the lines use (`"\n"` when there are none), for new lines.
     var usualTerminator: String {
         let counts = Dictionary(terminators.filter { !$0.isEmpty }.map { ($0, 1) }, uniquingKeysWith: +)
