@@ -233,6 +233,15 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(execution.reachedEnd)
     }
 
+    func testManySmallWritesTakeOneChunkPerStreamChange() throws {
+        // 16 MiB of one-byte writes must not become sixteen million arrays in the tool.
+        let script = "i=0; while [ $i -lt 3000 ]; do printf x; i=$((i+1)); done; printf e >&2; printf y; printf y"
+        let captured = try OutputCapture.run(executable: "/bin/sh", arguments: ["-c", script], environment: ["PATH": "/usr/bin:/bin"],
+                                             directory: "/", timeout: 60)
+        XCTAssertEqual(captured.chunks.map(\.source), [.stdout, .stderr, .stdout])
+        XCTAssertEqual(captured.chunks.map(\.bytes.count), [3000, 1, 2])
+    }
+
     func testNoOtherProcessCanWriteIntoTheCapturedOutput() throws {
         // The program plays the other local process: it looks for the tool's sockets in
         // /proc/net/unix and sends to each one it finds.

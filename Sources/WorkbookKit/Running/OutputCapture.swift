@@ -131,7 +131,13 @@ enum OutputCapture {
             return true
         }
         result.byteCount += count
-        result.chunks.append((source, Array(buffer[0..<count])))
+        // Writes in a row from one stream make one chunk: 16 MiB of one-byte writes must
+        // not become sixteen million arrays. (Appended in place, without copying the chunk.)
+        if result.chunks.last?.source == source {
+            result.chunks[result.chunks.count - 1].bytes.append(contentsOf: buffer[0..<count])
+        } else {
+            result.chunks.append((source, Array(buffer[0..<count])))
+        }
         return true
     }
 
