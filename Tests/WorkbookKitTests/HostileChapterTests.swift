@@ -72,6 +72,19 @@ final class HostileChapterTests: XCTestCase {
 
     // MARK: Fences that would silently not run
 
+    func testANewOutputBlockTakesTheFilesLineEndings() throws {
+        for ending in ["\r\n", "\r"] {
+            // The last line has no ending: the new block goes after it, and the file still ends without one.
+            let text = ["# T", "", "```swift", "print(1)", "```"].joined(separator: ending)
+            let chapter = try XCTUnwrap(FixtureSupport.parseText(text).chapter)
+            let run = ChapterRun(chapterPath: chapter.path, results: [
+                SnippetResult(index: 0, output: SnippetOutput(segments: [.init(stream: .stdout, text: "1\n")]), outcome: .completed),
+            ], problems: [])
+            XCTAssertEqual(OutputUpdater.update(chapter, run: run),
+                           ["# T", "", "```swift", "print(1)", "```", "", "```output", "1", "```"].joined(separator: ending))
+        }
+    }
+
     func testATabIndentedFenceIsReported() {
         let parsed = FixtureSupport.parseText("# Tabs\n\n\t```swift\n\tprint(\"hidden\")\n\t```\n\n  \t```output\n  \tx\n  \t```\n")
         XCTAssertEqual(parsed.problems.map(\.line), [3, 7], "\(parsed.problems)")
