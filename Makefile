@@ -33,6 +33,8 @@ FUZZ_SECONDS ?= 30
 fuzz:
 	@echo "==> Fuzzing the predicate format-string parser for $(FUZZ_SECONDS) s"
 	@scripts/fuzz-predicates.sh $(FUZZ_SECONDS)
+	@echo "==> Fuzzing the workbook's chapter parser and output matcher for $(FUZZ_SECONDS) s each"
+	@scripts/fuzz-workbook.sh $(FUZZ_SECONDS)
 
 verify: build
 	@$(BIN)/workbook verify

@@ -62,9 +62,23 @@ public final class Workbook: Sendable {
     // MARK: Chapters
 
     /// Every `NN-slug.md` in `Chapters/`, in reading order, as `Chapters/…` paths.
+    /// - Throws: when two chapters have the same number (`07-a.md` and `7-b.md` too): the
+    ///   reading order and `verify 7` would have to pick one silently.
     public func chapterPaths() throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: chaptersDirectory.path)
-        return names.filter { $0.hasSuffix(".md") && $0.first?.isNumber == true }.sorted().map { "Chapters/" + $0 }
+        let chapters = names.filter { $0.hasSuffix(".md") && $0.first?.isNumber == true }.sorted()
+        let byNumber = Dictionary(grouping: chapters) { Self.number(of: $0) }
+        if let (number, same) = byNumber.filter({ $0.value.count > 1 }).min(by: { $0.key < $1.key }) {
+            throw WorkbookError("chapters \(same.map { "Chapters/" + $0 }.joined(separator: " and ")) have the same number \(number); give each chapter its own number")
+        }
+        return chapters.map { "Chapters/" + $0 }
+    }
+
+    /// The number a chapter file name starts with (`07-a.md` → 7); big numbers compare as text.
+    private static func number(of name: String) -> String {
+        let digits = name.prefix { $0.isASCII && $0.isNumber }
+        let trimmed = digits.drop { $0 == "0" }
+        return trimmed.isEmpty ? "0" : String(trimmed)
     }
 
     /// Resolves `00`, `0`, `7`, `07-attributes-in-depth`, a file name or a path to chapter paths.
@@ -73,12 +87,9 @@ public final class Workbook: Sendable {
         guard !selectors.isEmpty else { return all }
         return try selectors.map { selector in
             let name = selector.split(separator: "/").last.map(String.init) ?? selector
-            if let number = Int(name) {
-                let matches = all.filter { path in
-                    let file = path.dropFirst("Chapters/".count)
-                    return Int(file.prefix { $0.isNumber }) == number
-                }
-                if let match = matches.first { return match }
+            if !name.isEmpty, name.allSatisfy({ $0.isASCII && $0.isNumber }),
+               let match = all.first(where: { Self.number(of: String($0.dropFirst("Chapters/".count))) == Self.number(of: name) }) {
+                return match
             }
             if let match = all.first(where: { $0 == "Chapters/" + name || $0 == "Chapters/" + name + ".md" }) {
                 return match
@@ -162,7 +173,10 @@ public final class Workbook: Sendable {
     /// Recorded output can contain chapter line numbers (diagnostics, trap messages), and
     /// rewriting a block moves the lines after it, so the chapter is run again after each
     /// rewrite until its text no longer changes (at most four rounds).
+    ///
+    /// The file is written only if it still holds the text that ran (see ``ChapterFile``).
     /// - Returns: the final outcome and whether the file changed.
+    /// - Throws: a ``Problem`` when the chapter was edited while it ran, or cannot be written.
     public func acceptOutput(_ outcome: Outcome) throws -> (outcome: Outcome, changed: Bool) {
         var current = outcome
         var changed = false
@@ -171,7 +185,7 @@ public final class Workbook: Sendable {
             let text = OutputUpdater.update(chapter, run: run)
             guard text != chapter.source else { break }
             let url = chapter.path.hasPrefix("/") ? URL(fileURLWithPath: chapter.path) : packageRoot.appendingPathComponent(chapter.path)
-            try Data(text.utf8).write(to: url, options: .atomic)
+            try ChapterFile.replace(url, path: chapter.path, expecting: Data(chapter.source.utf8), with: Data(text.utf8))
             changed = true
             current = runOne(chapter.path)
         }

@@ -48,11 +48,18 @@ struct Verify: ParsableCommand {
         for outcome in outcomes {
             var outcome = outcome
             if update {
-                let accepted = try workbook.acceptOutput(outcome)
-                outcome = accepted.outcome
-                if accepted.changed {
-                    updated += 1
-                    Terminal.say("updated \(outcome.path)")
+                do {
+                    let accepted = try workbook.acceptOutput(outcome)
+                    outcome = accepted.outcome
+                    if accepted.changed {
+                        updated += 1
+                        Terminal.say("updated \(outcome.path)")
+                    }
+                } catch let problem as Problem {
+                    // An edit made while the chapter ran: report it, keep the file, go on.
+                    Terminal.printProblems([problem])
+                    failed += 1
+                    continue
                 }
             }
             Terminal.printProblems(outcome.problems)

@@ -49,7 +49,7 @@ enum Terminal {
             switch result.outcome {
             case .trapped(let signal): print("[the program stopped with signal \(signal)\(result.trapLocation.map { " at \($0)" } ?? "")]")
             case .exited(let status): print("[the program exited with status \(status)]")
-            case .timedOut(let seconds): print("[killed after \(seconds) s]")
+            case .timedOut, .printedTooMuch: print("[\(result.outcome.sentence)]")
             case .failedToCompile: print("[does not compile, as expected]")
             case .completed, .notRun: break
             }

@@ -87,9 +87,9 @@ final class ReviewFixesTests: XCTestCase {
     func testSplittingLargeOutputStaysLinear() {
         // 200,000 small writes: quadratic copying would take minutes, linear takes well under a second.
         var captured = CapturedOutput(termination: .exited(0))
-        captured.chunks.append((.stdout, Array("\u{1}\u{2}workbook:snippet 0\u{2}\u{1}\n".utf8)))
+        captured.chunks.append((.marker, Array("snippet 0".utf8)))
         for _ in 0..<200_000 { captured.chunks.append((.stdout, Array("line of output\n".utf8))) }
-        let execution = ChapterRunner.split(captured, normalizer: OutputNormalizer(packageRoot: "/nonexistent", scratch: "/nonexistent"))
+        let execution = ChapterRunner.split(captured, snippetCount: 1, normalizer: OutputNormalizer(packageRoot: "/nonexistent", scratch: "/nonexistent"))
         XCTAssertEqual(execution.outputs.first?.1.text.count, 200_000 * 15)
     }
 }

@@ -7,7 +7,8 @@ public enum Exercises {
     /// book verified, now follows the stub), and the original stub block is removed.
     /// Chapters without exercises come back unchanged.
     public static func readerCopy(of chapter: Chapter) -> String {
-        let lines = SourceLines(chapter.source).lines
+        let source = SourceLines(chapter.source)
+        let lines = source.lines
         let snippets = chapter.snippets
         var result = lines
         // Bottom to top, so earlier line numbers stay valid.
@@ -24,7 +25,7 @@ public enum Exercises {
             result.removeSubrange((exercise.fenceLine - 1)...(end - 1))
         }
         guard result != lines else { return chapter.source }
-        return result.joined(separator: "\n") + "\n"
+        return result.joined(separator: source.usualTerminator) + source.usualTerminator
     }
 
     /// How one exercise of an edited chapter did.
@@ -48,7 +49,7 @@ public enum Exercises {
             }
             let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)
             var problem: String?
-            if result.outcome != .completed { problem = "did not finish (\(result.outcome))" }
+            if result.outcome != .completed { problem = "did not finish: \(result.outcome.sentence)" }
             return Report(line: snippet.fenceLine, matches: matcher.matches && problem == nil, problem: problem, diff: matcher.unifiedDiff())
         }
     }

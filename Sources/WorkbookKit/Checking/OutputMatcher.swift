@@ -5,6 +5,9 @@
 ///   newline (a Markdown code block always ends its last line).
 /// - `…` (U+2026) inside a line matches any text within that line, including none.
 /// - A line that holds only `…` matches any number of lines, including none.
+/// - `\u{HEX}` stands for one Unicode scalar: `\u{2026}` is a literal `…`, `\u{D}` a carriage
+///   return (see ``OutputEscapes``). Output is recorded, and shown in diffs, in this form.
+/// - Lines are compared scalar by scalar: text matches only exactly the same text.
 ///
 /// The same alignment produces the unified diff that `verify` prints and the merged text
 /// that `verify --update` writes, which keeps every `…` that still matches.
@@ -47,14 +50,16 @@ public struct OutputMatcher: Sendable {
             case .same(let expected, _): lines.append(expected)
             case .wildcard: lines.append(String(Self.ellipsis))
             case .removed: break
-            case .added(let line): lines.append(line)
+            case .added(let line): lines.append(OutputEscapes.escape(line))
             }
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
 
     /// A unified diff from the recorded output to the actual output, with `context` lines
-    /// around each change; empty when they match.
+    /// around each change; empty when they match. Recorded lines are shown as written,
+    /// actual lines as `--update` would record them (escaped), so a literal `…` or a
+    /// carriage return is visible as such.
     public func unifiedDiff(context: Int = 3) -> String {
         guard !matches else { return "" }
         // Rows: (mark, text, line in expected, line in actual), lines counted from 1.
@@ -64,13 +69,13 @@ public struct OutputMatcher: Sendable {
         for operation in operations {
             switch operation {
             case .same(_, let actual):
-                rows.append((" ", actual, old, new)); old += 1; new += 1
+                rows.append((" ", OutputEscapes.escape(actual), old, new)); old += 1; new += 1
             case .wildcard(let lines):
                 rows.append((" ", String(Self.ellipsis), old, new)); old += 1; new += lines.count
             case .removed(let line):
                 rows.append(("-", line, old, new)); old += 1
             case .added(let line):
-                rows.append(("+", line, old, new)); new += 1
+                rows.append(("+", OutputEscapes.escape(line), old, new)); new += 1
             }
         }
         var output = "--- expected\n+++ actual\n"
@@ -99,13 +104,33 @@ public struct OutputMatcher: Sendable {
         return output
     }
 
+    /// The start of the diff between a recording and an output too long to align: the
+    /// recording against the output's first lines, at most `limit` lines of diff, each cut
+    /// at 100 characters.
+    public static func briefDiff(expected: String, actual: String, limit: Int = 12) -> String {
+        let recorded = lines(expected)
+        var head: [Substring] = []
+        for line in actual.split(separator: "\n", maxSplits: recorded.count + limit, omittingEmptySubsequences: false) {
+            if head.count == recorded.count + limit { break }
+            head.append(line)
+        }
+        let diff = OutputMatcher(expected: expected, actual: head.joined(separator: "\n"))
+            .unifiedDiff().split(separator: "\n")
+        let shown = diff.prefix(limit).map { $0.count > 100 ? String($0.prefix(100)) + " [cut]" : String($0) }
+        return shown.joined(separator: "\n") + (diff.count > limit ? "\n[…]\n" : "\n")
+    }
+
     // MARK: Lines
 
     /// Lines without terminators or trailing blanks; a final newline does not add a line.
+    /// Lines end at `\n` (split by scalar: `"\r\n"` is one `Character`); the `\r` of a
+    /// `\r\n` counts as a trailing blank.
     static func lines(_ text: String) -> [String] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var line = Substring(line)
-            while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
+            while let last = line.unicodeScalars.last, last == " " || last == "\t" || last == "\r" {
+                line = Substring(line.unicodeScalars.dropLast())
+            }
             return String(line)
         }
         if lines.last == "" { lines.removeLast() }
@@ -118,9 +143,12 @@ public struct OutputMatcher: Sendable {
 
     /// Whether `line` matches `pattern`, where each `…` matches any run of characters.
     static func lineMatches(_ pattern: String, _ line: String) -> Bool {
-        guard pattern.contains(ellipsis) else { return pattern == line }
-        let parts = pattern.split(separator: ellipsis, omittingEmptySubsequences: false).map(Array.init)
-        let characters = Array(line)
+        lineMatches(OutputEscapes.pattern(pattern), Array(line.unicodeScalars))
+    }
+
+    /// Whether `characters` match the literal runs `parts` with a wildcard between each two.
+    static func lineMatches(_ parts: [[Unicode.Scalar]], _ characters: [Unicode.Scalar]) -> Bool {
+        guard parts.count > 1 else { return parts[0] == characters }
         guard characters.starts(with: parts[0]) else { return false }
         var position = parts[0].count
         for (offset, part) in parts.enumerated().dropFirst() {
@@ -151,7 +179,7 @@ public struct OutputMatcher: Sendable {
         let m = actual.count
         // Very large outputs: compare without the quadratic table.
         guard n * m <= 16_000_000, n + m < 1_000_000 else {
-            if !expected.contains(where: { $0.contains(ellipsis) }) && expected == actual {
+            if expected.count == actual.count && zip(expected, actual).allSatisfy({ lineMatches($0, $1) }) {
                 return zip(expected, actual).map { .same(expected: $0, actual: $1) }
             }
             return expected.map { .removed($0) } + actual.map { .added($0) }
@@ -160,6 +188,10 @@ public struct OutputMatcher: Sendable {
         let change: Int32 = 1000
         var cost = [Int32](repeating: 0, count: (n + 1) * width)
         let wildcard = expected.map(isWildcardLine)
+        // Each line parsed once, not once per comparison.
+        let patterns = expected.map(OutputEscapes.pattern)
+        let lines = actual.map { Array($0.unicodeScalars) }
+        func matchesAt(_ i: Int, _ j: Int) -> Bool { Self.lineMatches(patterns[i], lines[j]) }
         for i in stride(from: n, through: 0, by: -1) {
             for j in stride(from: m, through: 0, by: -1) {
                 if i == n && j == m { continue }
@@ -167,7 +199,7 @@ public struct OutputMatcher: Sendable {
                 if i < n && wildcard[i] {
                     best = cost[(i + 1) * width + j]
                     if j < m { best = min(best, 1 + cost[i * width + j + 1]) }
-                } else if i < n && j < m && lineMatches(expected[i], actual[j]) {
+                } else if i < n && j < m && matchesAt(i, j) {
                     best = cost[(i + 1) * width + j + 1]
                 }
                 if i < n { best = min(best, change + cost[(i + 1) * width + j]) }
@@ -193,7 +225,7 @@ public struct OutputMatcher: Sendable {
                     i += 1
                     continue
                 }
-            } else if i < n && j < m && lineMatches(expected[i], actual[j]) && cost[(i + 1) * width + j + 1] == here {
+            } else if i < n && j < m && matchesAt(i, j) && cost[(i + 1) * width + j + 1] == here {
                 operations.append(.same(expected: expected[i], actual: actual[j]))
                 i += 1
                 j += 1

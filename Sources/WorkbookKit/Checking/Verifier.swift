@@ -30,8 +30,11 @@ public enum Verifier {
     }
 
     /// Every snippet whose output does not match its recording.
+    /// A snippet stopped for printing too much is not one: its problem shows the start of
+    /// the difference (a full diff of 16 MiB would bury every other report).
     public static func mismatches(_ chapter: Chapter, run: ChapterRun) -> [Mismatch] {
         checkedSnippets(chapter, run: run).compactMap { snippet, result in
+            if case .printedTooMuch = result.outcome { return nil }
             let matcher = OutputMatcher(expected: snippet.expectedOutput?.text ?? "", actual: result.output.text)
             guard !matcher.matches else { return nil }
             return Mismatch(
@@ -45,8 +48,12 @@ public enum Verifier {
 /// nothing else in the file.
 public enum OutputUpdater {
     /// The chapter's new text, or the same text when nothing changes.
+    ///
+    /// Every line keeps its own line ending (`\n`, `\r\n` or `\r`); new lines take the
+    /// ending of the block they replace or follow.
     public static func update(_ chapter: Chapter, run: ChapterRun) -> String {
-        let lines = SourceLines(chapter.source).lines
+        let source = SourceLines(chapter.source)
+        let lines = source.lines
         var edits: [(range: ClosedRange<Int>?, after: Int, replacement: [String])] = []
         for (snippet, result) in Verifier.checkedSnippets(chapter, run: run) {
             // Output of a snippet that crashed, exited or timed out unexpectedly is a problem
@@ -80,16 +87,33 @@ public enum OutputUpdater {
         }
         guard !edits.isEmpty else { return chapter.source }
         var result = lines
+        var endings = source.terminators
+        // A block's own ending, or the file's usual one where the block ends the file without one.
+        func ending(of line: Int) -> String {
+            line >= 1 && line <= endings.count && !endings[line - 1].isEmpty ? endings[line - 1] : source.usualTerminator
+        }
         // Bottom to top, so earlier line numbers stay valid.
         for edit in edits.sorted(by: { ($0.range?.lowerBound ?? $0.after) > ($1.range?.lowerBound ?? $1.after) }) {
             if let range = edit.range {
+                var newEndings = Array(repeating: ending(of: range.lowerBound), count: edit.replacement.count)
+                // The block's last line keeps the ending it had (none at the end of a file without one).
+                newEndings[newEndings.count - 1] = endings[range.upperBound - 1]
                 result.replaceSubrange((range.lowerBound - 1)...(range.upperBound - 1), with: edit.replacement)
+                endings.replaceSubrange((range.lowerBound - 1)...(range.upperBound - 1), with: newEndings)
             } else {
-                result.insert(contentsOf: edit.replacement, at: min(edit.after, result.count))
+                let at = min(edit.after, result.count)
+                var newEndings = Array(repeating: ending(of: at), count: edit.replacement.count)
+                if at >= 1 && endings[at - 1].isEmpty {
+                    // Inserted after the file's unterminated last line: that line gets an
+                    // ending and the new last line goes without, as the file did.
+                    endings[at - 1] = source.usualTerminator
+                    newEndings[newEndings.count - 1] = ""
+                }
+                result.insert(contentsOf: edit.replacement, at: at)
+                endings.insert(contentsOf: newEndings, at: at)
             }
         }
-        let newline = chapter.source.contains("\r\n") ? "\r\n" : "\n"
-        return result.joined(separator: newline) + (chapter.source.hasSuffix("\n") || chapter.source.isEmpty ? newline : "")
+        return zip(result, endings).map { $0 + $1 }.joined()
     }
 
     /// A backtick fence longer than any backtick run that starts a line of the content.

@@ -6,7 +6,7 @@
 public struct Chapter: Sendable, Equatable {
     /// The path as the user and every diagnostic name it, e.g. `Chapters/01-first-program.md`.
     public var path: String
-    /// The whole file, as read (always valid UTF-8).
+    /// The whole file, as read (always valid UTF-8; lines may end in LF, CRLF or CR).
     public var source: String
     /// The text of the first heading.
     public var title: String

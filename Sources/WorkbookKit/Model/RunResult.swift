@@ -46,8 +46,26 @@ public enum SnippetOutcome: Sendable, Equatable, Codable {
     case exited(status: Int32)
     /// The chapter's time limit ran out while this snippet ran.
     case timedOut(seconds: Double)
+    /// The program printed more than the capture limit (in bytes) while this snippet ran,
+    /// and was stopped there.
+    case printedTooMuch(limit: Int)
     /// A `compile-fail` snippet did not compile, as intended; its output is the diagnostics.
     case failedToCompile
+}
+
+extension SnippetOutcome {
+    /// What happened, as the end of a sentence: "it ran out of time (60 s)".
+    public var sentence: String {
+        switch self {
+        case .completed: "it ran to its end"
+        case .notRun: "it did not run"
+        case .trapped(let signal): "it crashed (signal \(signal))"
+        case .exited(let status): "it exited with status \(status)"
+        case .timedOut(let seconds): "it ran out of time (\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s)"
+        case .printedTooMuch(let limit): "it printed more than \(limit >> 20) MiB and was stopped"
+        case .failedToCompile: "it did not compile"
+        }
+    }
 }
 
 /// The result of running one snippet.

@@ -60,7 +60,8 @@ public enum ChapterParser {
             guard index + length <= bytes.count,
                   String(validating: bytes[index..<index + length], as: UTF8.self) != nil
             else { return line }
-            if byte == 0x0A { line += 1 }
+            // A line ends at LF, CRLF or a lone CR, as libcmark counts.
+            if byte == 0x0A || (byte == 0x0D && (index + 1 >= bytes.count || bytes[index + 1] != 0x0A)) { line += 1 }
             index += length
         }
         return line
@@ -91,7 +92,15 @@ private struct ParserState {
     }
 
     mutating func run() {
-        guard let root = source.withCString({ cmark_parse_document($0, strlen($0), CMARK_OPT_DEFAULT) }) else {
+        // libcmark takes LF, CRLF and CR as line endings and gives literals with LF only.
+        // By length, not up to the first NUL: libcmark reads a NUL as U+FFFD, and nothing
+        // after one may be skipped.
+        var bytes = Array(source.utf8)
+        let count = bytes.count
+        bytes.append(0)
+        guard let root = bytes.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { cmark_parse_document($0.baseAddress, count, CMARK_OPT_DEFAULT) }
+        }) else {
             problem(1, "libcmark could not parse the chapter")
             return
         }
@@ -110,6 +119,10 @@ private struct ParserState {
         if type == CMARK_NODE_CODE_BLOCK, let fence = lines[line: start].flatMap(SourceLines.openingFence) {
             fencedBlock(node, start: start, end: end, fence: fence)
             return
+        }
+        if type == CMARK_NODE_CODE_BLOCK {
+            // Indented code runs on across blank lines, so look at every line of it.
+            for line in start...max(start, end) { reportIndentedFence(at: line) }
         }
         if type == CMARK_NODE_HTML_BLOCK, let literal = cmark_node_get_literal(node).map({ String(cString: $0) }),
            let directive = Self.settingsDirective(literal) {
@@ -151,6 +164,19 @@ private struct ParserState {
             reportNestedFences(in: current)
             child = cmark_node_next(current)
         }
+    }
+
+    /// A Swift or `output` fence indented by a tab (or four spaces) is an indented code
+    /// block to CommonMark: shown, with its fences, but neither run nor checked. Say so.
+    private mutating func reportIndentedFence(at line: Int) {
+        guard let text = lines[line: line] else { return }
+        let indentation = text.prefix { $0 == " " || $0 == "\t" }
+        guard let fence = SourceLines.openingFence(String(text.dropFirst(indentation.count))) else { return }
+        let info = text.dropFirst(indentation.count + fence.length)
+        let language = info.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
+        guard language == "swift" || language == "output" else { return }
+        let how = indentation.contains("\t") ? "with a tab" : "by four spaces or more"
+        problem(line, "this ```\(language) fence is indented \(how), so CommonMark reads it as an indented code block: it is shown but not run or checked; start the fence at the beginning of the line")
     }
 
     // MARK: Fenced blocks
@@ -296,8 +322,13 @@ private struct ParserState {
     private mutating func applySettings(_ directive: String, line: Int) {
         for word in directive.split(whereSeparator: \.isWhitespace) {
             let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.count == 2, parts[0] == "timeout", let seconds = Double(parts[1]), seconds > 0, seconds.isFinite {
-                settings.timeout = seconds
+            if parts.count == 2, parts[0] == "timeout" {
+                // No "no limit" value: a chapter that never ends would hang `verify` for good.
+                if let seconds = Double(parts[1]), seconds > 0, seconds.isFinite {
+                    settings.timeout = seconds
+                } else {
+                    problem(line, "`\(word)`: the time limit must be a positive number of seconds, such as timeout=120 (there is no way to turn it off)")
+                }
             } else {
                 problem(line, "unknown workbook setting `\(word)`; known: timeout=SECONDS")
             }

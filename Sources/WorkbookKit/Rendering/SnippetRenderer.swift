@@ -66,9 +66,8 @@ struct SnippetRenderer {
         if let status { html += status }
         if !visible.isEmpty {
             let body = HTML(joining: visible.map { segment in
-                segment.stream == .stderr
-                    ? "<span class=\"stderr\">\(segment.text)</span>"
-                    : HTML(escaping: segment.text)
+                let text = OutputEscapes.visible(segment.text)
+                return segment.stream == .stderr ? "<span class=\"stderr\">\(text)</span>" : HTML(escaping: text)
             })
             html += "<pre class=\"output-text\"><samp>\(body)</samp></pre>\n"
         }
@@ -92,6 +91,8 @@ struct SnippetRenderer {
             return label("exited", "exited", "the program exited with status \(status)")
         case .timedOut(let seconds):
             return label("timeout", "timed out", "killed after \(formatSeconds(seconds)) seconds")
+        case .printedTooMuch(let limit):
+            return label("exited", "too much output", "stopped after printing more than \(limit >> 20) MiB")
         case .failedToCompile:
             return label("compile-fail", "does not compile", nil)
         }

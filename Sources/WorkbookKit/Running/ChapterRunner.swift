@@ -126,22 +126,24 @@ public struct ChapterRunner: Sendable {
             // 3. The main run.
             let main = try execute(chapter, binary: binary, trapSnippet: nil, base: base, normalizer: normalizer)
             trace.mark("ran main program")
-            if main.truncated {
-                problems.append(Problem(file: chapter.path, line: 1, message: "the chapter program printed more than \(OutputCapture.maximumBytes >> 20) MiB; the rest of its output was dropped"))
-            }
             var stoppedAt = Int.max
             for (index, output) in main.outputs where plans[index] == .run {
                 results[index].output = output
                 results[index].outcome = .completed
             }
-            if let last = main.lastSnippet, !main.reachedEnd {
+            if let last = main.lastSnippet, main.truncated {
+                stoppedAt = last
+                results[last].outcome = .printedTooMuch(limit: OutputCapture.maximumBytes)
+                problems.append(printedTooMuch(chapter.snippets[last], chapter: chapter, output: results[last].output))
+            } else if let last = main.lastSnippet, !main.reachedEnd {
                 stoppedAt = last
                 results[last].outcome = outcome(main.termination, timeout: chapter.settings.timeout)
                 results[last].trapLocation = main.crashLocation
                 problems.append(unexpectedEnd(of: chapter.snippets[last], chapter: chapter, termination: main.termination,
                                               output: results[last].output, location: main.crashLocation))
             } else if main.lastSnippet == nil && !main.reachedEnd {
-                problems.append(Problem(file: chapter.path, line: 1, message: "the chapter program ended before its first snippet (\(describe(main.termination)))"))
+                let how = main.truncated ? "it printed more than \(OutputCapture.maximumBytes >> 20) MiB" : describe(main.termination)
+                problems.append(Problem(file: chapter.path, line: 1, message: "the chapter program ended before its first snippet (\(how))"))
                 stoppedAt = -1
             }
             // 4. One run per trap snippet before the point where the main run stopped.
@@ -150,6 +152,10 @@ public struct ChapterRunner: Sendable {
                 let output = run.outputs.first { $0.0 == snippet.index }?.1 ?? SnippetOutput()
                 results[snippet.index].output = output
                 switch run.termination {
+                case _ where run.truncated:
+                    let last = run.lastSnippet.map { chapter.snippets[$0] } ?? snippet
+                    results[snippet.index].outcome = .printedTooMuch(limit: OutputCapture.maximumBytes)
+                    problems.append(printedTooMuch(last, chapter: chapter, output: run.outputs.first { $0.0 == last.index }?.1 ?? output))
                 case .signalled(let signal) where run.lastSnippet == snippet.index:
                     results[snippet.index].outcome = .trapped(signal: signal)
                     results[snippet.index].trapLocation = run.crashLocation
@@ -246,7 +252,7 @@ public struct ChapterRunner: Sendable {
             executable: binary.path, environment: environment, directory: work.path, timeout: chapter.settings.timeout)
         var normalizer = normalizer
         normalizer.workingDirectory = work.path
-        var execution = Self.split(captured, normalizer: normalizer)
+        var execution = Self.split(captured, snippetCount: chapter.snippets.count, normalizer: normalizer)
         if case .signalled = captured.termination, let data = FileManager.default.contents(atPath: backtraceFile.path) {
             execution.crashLocation = Self.crashLocation(in: String(decoding: data, as: UTF8.self), chapterPath: chapter.path)
         }
@@ -263,8 +269,10 @@ public struct ChapterRunner: Sendable {
         return nil
     }
 
-    /// Splits captured output at the runtime's markers into per-snippet output.
-    static func split(_ captured: CapturedOutput, normalizer: OutputNormalizer) -> Execution {
+    /// Splits captured output at the runtime's markers into per-snippet output. A marker
+    /// that names no snippet of the chapter (only a program that writes to the marker
+    /// descriptor itself can send one) is ignored.
+    static func split(_ captured: CapturedOutput, snippetCount: Int, normalizer: OutputNormalizer) -> Execution {
         var execution = Execution(termination: captured.termination)
         execution.truncated = captured.truncated
         var current: Int?
@@ -281,15 +289,22 @@ public struct ChapterRunner: Sendable {
             pieces = []
         }
         for chunk in captured.chunks {
-            if chunk.stream == .stdout, let name = marker(chunk.bytes) {
-                flush()
-                if name.hasPrefix("snippet "), let index = Int(name.dropFirst(8)) {
+            let stream: SnippetOutput.Stream
+            switch chunk.source {
+            case .stdout: stream = .stdout
+            case .stderr: stream = .stderr
+            case .marker:
+                let name = String(decoding: chunk.bytes, as: UTF8.self)
+                if name.hasPrefix("snippet "), let index = Int(name.dropFirst(8)), (0..<snippetCount).contains(index) {
+                    flush()
                     current = index
                     execution.lastSnippet = index
                 } else if name == "end" {
+                    flush()
                     execution.reachedEnd = true
                     current = nil
                 } else if name == "no-trap" {
+                    flush()
                     execution.sawNoTrapMarker = true
                     current = nil
                 }
@@ -297,24 +312,14 @@ public struct ChapterRunner: Sendable {
             }
             // No binding of `pieces.last`: a second reference would make every append copy
             // the whole buffer, quadratic in the output's length.
-            if pieces.last?.0 == chunk.stream {
+            if pieces.last?.0 == stream {
                 pieces[pieces.count - 1].1.append(contentsOf: chunk.bytes)
             } else {
-                pieces.append((chunk.stream, chunk.bytes))
+                pieces.append((stream, chunk.bytes))
             }
         }
         flush()
         return execution
-    }
-
-    static let markerPrefix = Array("\u{1}\u{2}workbook:".utf8)
-    private static let markerSuffix = Array("\u{2}\u{1}\n".utf8)
-
-    private static func marker(_ bytes: [UInt8]) -> String? {
-        guard bytes.count > markerPrefix.count + markerSuffix.count,
-              bytes.starts(with: markerPrefix), Array(bytes.suffix(markerSuffix.count)) == markerSuffix
-        else { return nil }
-        return String(decoding: bytes[markerPrefix.count..<(bytes.count - markerSuffix.count)], as: UTF8.self)
     }
 
     private func outcome(_ termination: Termination, timeout: Double) -> SnippetOutcome {
@@ -331,6 +336,13 @@ public struct ChapterRunner: Sendable {
         case .signalled(let signal): "it crashed with signal \(signal)"
         case .timedOut: "it ran out of time"
         }
+    }
+
+    /// The problem for a program stopped because `snippet` printed past the limit: located
+    /// at the snippet, with the start of what it printed against its recording.
+    private func printedTooMuch(_ snippet: Snippet, chapter: Chapter, output: SnippetOutput) -> Problem {
+        let diff = OutputMatcher.briefDiff(expected: snippet.expectedOutput?.text ?? "", actual: output.text)
+        return Problem(file: chapter.path, line: snippet.fenceLine, message: "this snippet printed more than \(OutputCapture.maximumBytes >> 20) MiB, so the program was stopped there: later snippets did not run, and nothing of this one was recorded. The start of its output against the recording:\n" + diff)
     }
 
     /// The problem for a program that stopped while `snippet` ran.

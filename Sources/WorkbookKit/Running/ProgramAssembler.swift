@@ -28,7 +28,8 @@ public enum SnippetPlan: Sendable, Equatable {
 /// Every snippet is preceded by `#sourceLocation(file: "Chapters/NN-slug.md", line: N)`,
 /// so diagnostics and runtime messages (`fatalError`, force unwraps, `#file`) name the
 /// chapter's own lines. Between snippets, `main.swift` calls into `_WorkbookRuntime.swift`,
-/// which writes a marker that the runner uses to attribute output to snippets. The
+/// which writes a marker (on descriptor 3, apart from the program's output) that the runner
+/// uses to attribute output to snippets. The
 /// runtime lives in its own file, so its imports never leak into the chapter's code.
 public enum ProgramAssembler {
     /// The name of the support file; chapter snippets may not use it.
@@ -149,7 +150,7 @@ public enum ProgramAssembler {
         private func _standardOutput() -> _CFile? { Glibc.stdout }
         private func _setLineBuffered(_ file: _CFile?) { _ = Glibc.setvbuf(file, nil, Glibc._IOLBF, 0) }
         private func _flush(_ file: _CFile?) { _ = Glibc.fflush(file) }
-        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Glibc.write(1, bytes, count) }
+        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Glibc.write(\(OutputCapture.markerDescriptor), bytes, count) }
         private func _variable(_ name: Swift.String) -> Swift.String? { Glibc.getenv(name).map { Swift.String(cString: $0) } }
         private func _exit(_ status: Swift.Int32) -> Swift.Never { Glibc.exit(status) }
         #elseif canImport(Darwin)
@@ -158,7 +159,7 @@ public enum ProgramAssembler {
         private func _standardOutput() -> _CFile? { Darwin.stdout }
         private func _setLineBuffered(_ file: _CFile?) { _ = Darwin.setvbuf(file, nil, Darwin._IOLBF, 0) }
         private func _flush(_ file: _CFile?) { _ = Darwin.fflush(file) }
-        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Darwin.write(1, bytes, count) }
+        private func _write(_ bytes: Swift.UnsafeRawPointer, _ count: Swift.Int) { _ = Darwin.write(\(OutputCapture.markerDescriptor), bytes, count) }
         private func _variable(_ name: Swift.String) -> Swift.String? { Darwin.getenv(name).map { Swift.String(cString: $0) } }
         private func _exit(_ status: Swift.Int32) -> Swift.Never { Darwin.exit(status) }
         #endif
@@ -184,9 +185,11 @@ public enum ProgramAssembler {
                 _exit(0)
             }
 
+            /// Flushes standard output, then names the boundary on the marker descriptor (one
+            /// write, one datagram), which the program's own output can never reach.
             private static func mark(_ name: Swift.String) {
                 _flush(_standardOutput())
-                let bytes = Swift.Array("\\u{1}\\u{2}workbook:\\(name)\\u{2}\\u{1}\\n".utf8)
+                let bytes = Swift.Array(name.utf8)
                 bytes.withUnsafeBytes { _write($0.baseAddress!, $0.count) }
             }
         }

@@ -42,7 +42,8 @@ public enum ProgramExport {
             if let run { environment[ProgramAssembler.trapVariable] = run }
             let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: " ")
             script += "rm -rf \"\(work)\" && mkdir -p \"\(work)/.tmp\" && cp -R \"$here/data/.\" \"\(work)/\"\n"
-            script += "(cd \"\(work)\" && env -i \(assignments) \"$here/program\" </dev/null >/dev/null 2>&1)"
+            // Descriptor 3 takes the snippet markers (see OutputCapture).
+            script += "(cd \"\(work)\" && env -i \(assignments) \"$here/program\" </dev/null >/dev/null 2>&1 \(OutputCapture.markerDescriptor)>/dev/null)"
             // The shell reports a crashed child itself ("Illegal instruction"); keep that quiet too.
             script += run == nil ? "\n" : " 2>/dev/null || true\n"
         }

@@ -12,7 +12,7 @@ import Foundation
 /// a reason outside the chapter, are not stored.
 public struct RunCache: Sendable {
     /// Bump when the runner's behaviour changes in a way the key cannot see.
-    static let formatVersion = "workbook-run-cache-4"
+    static let formatVersion = "workbook-run-cache-5"
 
     public let directory: URL
 
@@ -65,7 +65,11 @@ public struct RunCache: Sendable {
 
     public func store(_ run: ChapterRun, for key: String) {
         let cacheable = run.results.allSatisfy {
-            if case .timedOut = $0.outcome { false } else { true }
+            // A timeout may not recur on a faster machine; output past the limit is too big to keep.
+            switch $0.outcome {
+            case .timedOut, .printedTooMuch: false
+            default: true
+            }
         } && !run.problems.contains { $0.isTransient == true }
         guard cacheable else { return }
         do {

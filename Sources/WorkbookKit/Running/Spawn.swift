@@ -28,11 +28,12 @@ public struct SpawnError: Error, CustomStringConvertible, Sendable {
 /// `posix_spawn` with the set-up every child of the tool needs: its own process group (so a
 /// timeout kills everything it started), default signal handling (the book server ignores
 /// SIGPIPE, and ignored signals survive exec), standard input from /dev/null, a working
-/// directory, and the given descriptors as its standard output and error.
+/// directory, and the given descriptors as its standard output and error (and `extra`, each
+/// as the child's descriptor of the key's number).
 enum Spawn {
     static func start(
         executable: String, arguments: [String], environment: [String: String],
-        directory: String?, stdout: Int32, stderr: Int32
+        directory: String?, stdout: Int32, stderr: Int32, extra: [Int32: Int32] = [:]
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -40,6 +41,9 @@ enum Spawn {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        for (number, descriptor) in extra.sorted(by: { $0.key < $1.key }) {
+            posix_spawn_file_actions_adddup2(&actions, descriptor, number)
+        }
         if let directory {
             guard let addChdir = GNU.addChdir else {
                 throw SpawnError(executable: executable, reason: "this C library has no posix_spawn_file_actions_addchdir_np")
