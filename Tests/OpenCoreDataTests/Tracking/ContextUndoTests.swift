@@ -38,8 +38,8 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testAnAttributeChangeIsUndoneAndRedone() throws {
         let trail = try savedTrail("Tongariro")
-        try group { trail.setValue(4.5, forKey: "rating") }
-        try group { trail.setValue(5.0, forKey: "rating") }
+        group { trail.setValue(4.5, forKey: "rating") }
+        group { trail.setValue(5.0, forKey: "rating") }
         context.undo()
         XCTAssertEqual(trail.value(forKey: "rating") as? Double, 4.5)
         context.undo()
@@ -53,7 +53,7 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testAnInsertIsUndoneAndRedoneWithTheSameObject() throws {
         var trail: TestTrail!
-        try group {
+        group {
             trail = (newTrail("Routeburn") as! TestTrail)
             trail.rating = 4
         }
@@ -74,7 +74,7 @@ final class ContextUndoTests: TrackingTestCase {
     func testADeletionWithItsCascadeIsUndoneAndRedone() throws {
         let trail = try savedTrail("Kepler", hikes: 2)
         let hikes = trail.value(forKey: "hikes") as! Set<NSManagedObject>
-        try group { context.delete(trail) }
+        group { context.delete(trail) }
         XCTAssertEqual(context.deletedObjects, hikes.union([trail]))
         context.undo()
         XCTAssertTrue(context.deletedObjects.isEmpty)
@@ -91,7 +91,7 @@ final class ContextUndoTests: TrackingTestCase {
         let first = try savedTrail("Milford", hikes: 1)
         let second = try savedTrail("Hollyford")
         let hike = (first.value(forKey: "hikes") as! Set<NSManagedObject>).first!
-        try group { hike.setValue(second, forKey: "trail") }
+        group { hike.setValue(second, forKey: "trail") }
         XCTAssertEqual((second.value(forKey: "hikes") as! Set<NSManagedObject>), [hike])
         context.undo()
         XCTAssertTrue(hike.value(forKey: "trail") as AnyObject? === first)
@@ -108,7 +108,7 @@ final class ContextUndoTests: TrackingTestCase {
         try context.save()
         context.undoManager = undoManager
         var trail: NSManagedObject!
-        try group {
+        group {
             trail = newTrail("Abel Tasman")
             hike.setValue(trail, forKey: "trail")  // the trail cascades to its hikes
         }
@@ -121,7 +121,7 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testUndoAfterSaveMakesTheContextDirtyWithTheReverseChange() throws {
         let trail = try savedTrail("Heaphy")
-        try group { trail.setValue(3.0, forKey: "rating") }
+        group { trail.setValue(3.0, forKey: "rating") }
         try context.save()
         XCTAssertFalse(context.hasChanges)
         context.undo()
@@ -139,7 +139,7 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testUndoingASavedInsertDeletesItAndUndoingASavedDeletionInsertsItAgain() throws {
         var trail: NSManagedObject!
-        try group { trail = newTrail("Rakiura") }
+        group { trail = newTrail("Rakiura") }
         try context.save()
         context.undo()
         XCTAssertEqual(context.deletedObjects, [trail], "the saved insert is now a deletion to save")
@@ -168,7 +168,7 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testAnExplicitGroupSpansSeveralEvents() throws {
         let trail = try savedTrail("Queen Charlotte")
-        try group {
+        group {
             trail.setValue(1.0, forKey: "rating")
             context.processPendingChanges()
             trail.setValue("Queen Charlotte Track", forKey: "name")
@@ -185,7 +185,7 @@ final class ContextUndoTests: TrackingTestCase {
     func testUndoPostsObjectsDidChangeForTheReverseChanges() throws {
         let trail = try savedTrail("Hump Ridge")
         var added: NSManagedObject!
-        try group {
+        group {
             trail.setValue(2.5, forKey: "rating")
             added = newTrail("Tuatapere")
         }
@@ -201,7 +201,7 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testANewChangeAfterUndoClearsTheRedoStack() throws {
         let trail = try savedTrail("Pouakai")
-        try group { trail.setValue(1.0, forKey: "rating") }
+        group { trail.setValue(1.0, forKey: "rating") }
         context.undo()
         XCTAssertTrue(undoManager.canRedo)
         trail.setValue(4.0, forKey: "rating")
@@ -210,10 +210,10 @@ final class ContextUndoTests: TrackingTestCase {
 
     func testRollbackAndResetEmptyTheUndoStack() throws {
         let trail = try savedTrail("Cape Brett")
-        try group { trail.setValue(1.0, forKey: "rating") }
+        group { trail.setValue(1.0, forKey: "rating") }
         context.rollback()
         XCTAssertFalse(undoManager.canUndo)
-        try group { trail.setValue(2.0, forKey: "rating") }
+        group { trail.setValue(2.0, forKey: "rating") }
         context.undo()
         context.reset()
         XCTAssertFalse(undoManager.canUndo)
