@@ -65,6 +65,7 @@ extension NSManagedObjectContext {
     /// Brings back a deleted object: undeleted where it is, or inserted again when it had
     /// left the context (an unsaved object, or a saved one whose deletion was saved).
     private func restoreDeleted(_ object: NSManagedObject) {
+        guard !object.state.isInvalidated else { return }  // its store is gone
         if object.managedObjectContext == nil {
             reinsert(object)
             return

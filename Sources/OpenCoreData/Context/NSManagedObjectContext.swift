@@ -19,7 +19,10 @@ open class NSManagedObjectContext {
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
-        didSet { persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) } }
+        didSet {
+            persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) }
+            if persistentStoreCoordinator !== oldValue { observeCoordinator() }
+        }
     }
     /// A name for debugging.
     public var name: String?
@@ -61,11 +64,14 @@ open class NSManagedObjectContext {
     }
     /// The context's observation of its undo manager's checkpoints.
     var undoCheckpointObservation: NSObjectProtocol?
+    /// The context's observation of its coordinator's stores (to invalidate objects of removed ones).
+    var coordinatorObservation: NSObjectProtocol?
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
     deinit {
         undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
+        coordinatorObservation.map(NotificationCenter.default.removeObserver)
     }
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.

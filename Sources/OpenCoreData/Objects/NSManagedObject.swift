@@ -293,6 +293,8 @@ struct ManagedObjectState {
     var isUpdated = false
     /// The fault could not be fulfilled because the row is gone.
     var isInaccessible = false
+    /// The object's store was removed: it is a fault that can never be fulfilled.
+    var isInvalidated = false
     /// The properties set since the last save.
     var changedSlots = SlotSet()
     /// The slot most recently noted as changed, or -1.
