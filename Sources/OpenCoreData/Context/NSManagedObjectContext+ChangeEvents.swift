@@ -20,6 +20,9 @@ extension NSManagedObjectContext {
         event = ChangeEvent()
         let undoRecord = undoRecord(for: finished)
         eventNumber += 1
+        // The old values belong to the event that ended; held longer, they would keep
+        // replaced objects and values alive.
+        for object in finished.updated.objects { object.state.eventOldValues = [:] }
         undoRecord.map(registerUndo)
         postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects,
