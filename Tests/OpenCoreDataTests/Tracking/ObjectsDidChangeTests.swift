@@ -65,6 +65,27 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [trail])
     }
 
+    func testADeletionTakenBackInTheSameEventIsNotReported() throws {
+        let trail = try savedTrail("Tuatapere")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.delete(trail)
+        context.insert(trail)  // Core Data's way to take back a deletion before it is processed
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.count, 0)
+        XCTAssertFalse(context.hasChanges)
+    }
+
+    func testEachEventIsReportedOnItsOwn() throws {
+        let trail = try savedTrail("Mangatepopo")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        trail.setValue(1.0, forKey: "rating")
+        context.processPendingChanges()
+        trail.setValue(2.0, forKey: "rating")
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.count, 2)
+        XCTAssertEqual(recorder.notifications.map { $0.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject> }, [[trail], [trail]])
+    }
+
     func testChangesOfOneEventAreReportedTogether() throws {
         let kept = try savedTrail("Abel Tasman")
         let doomed = try savedTrail("Heaphy")
