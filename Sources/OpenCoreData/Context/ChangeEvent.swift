@@ -20,12 +20,10 @@ struct ChangeEvent {
     var uninserted = ObjectList()
     /// Objects refreshed in this event (`refresh(_:mergeChanges:)`).
     var refreshed = ObjectList()
-    /// Objects invalidated in this event.
-    var invalidated = ObjectList()
 
     var isEmpty: Bool {
         inserted.isEmpty && undeleted.isEmpty && updated.isEmpty && deleted.isEmpty && uninserted.isEmpty
-            && refreshed.isEmpty && invalidated.isEmpty
+            && refreshed.isEmpty
     }
 
     /// Objects reported as inserted: new ones and saved ones whose deletion was undone.

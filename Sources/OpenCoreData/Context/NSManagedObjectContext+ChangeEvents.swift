@@ -27,8 +27,7 @@ extension NSManagedObjectContext {
         for object in finished.inserted.objects { object.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
         postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
-                             deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects,
-                             invalidated: finished.invalidated.objects)
+                             deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects)
     }
 
     /// Posts `NSManagedObjectContextObjectsDidChange`, with a key only for each kind of
