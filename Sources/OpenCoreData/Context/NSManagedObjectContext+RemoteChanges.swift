@@ -10,7 +10,8 @@ extension NSManagedObjectContext {
     /// uses). In each context, deleted objects leave the context; updated objects that
     /// are loaded are refreshed from the store, keeping their unsaved changes; faults load
     /// the new values when next touched. Each context then posts
-    /// `NSManagedObjectContextObjectsDidChange` with the objects concerned.
+    /// `NSManagedObjectContextObjectsDidChange` with the objects concerned, and
+    /// `NSManagedObjectContextDidMergeChangesObjectIDs` with their IDs.
     ///
     /// ```swift
     /// let result = try context.execute(batchDelete) as! NSBatchDeleteResult
@@ -24,6 +25,7 @@ extension NSManagedObjectContext {
                 guard let value = changeNotificationData[AnyHashable(key)] else { return [] }
                 switch value {
                 case let array as [Any]: return array
+                case let set as Set<NSManagedObject>: return set.map(\.objectID)
                 case let set as Set<NSManagedObjectID>: return Array(set)
                 case let set as Set<URL>: return Array(set)
                 case let set as Set<AnyHashable>: return set.map(\.base)
@@ -45,6 +47,24 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Merges the changes another context saved into this one, from its did-save
+    /// notification: `NSManagedObjectContextDidSave` (objects) or
+    /// `NSManagedObjectContextDidSaveObjectIDs` (IDs).
+    ///
+    /// Objects deleted there leave this context; objects updated there and registered
+    /// here are refreshed, keeping this context's unsaved changes; inserted ones are
+    /// registered (as faults). Then `NSManagedObjectContextObjectsDidChange` reports them.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave,
+    ///                                        object: background, queue: nil) { note in
+    ///     viewContext.perform { viewContext.mergeChanges(fromContextDidSave: note) }
+    /// }
+    /// ```
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: notification.userInfo ?? [:], into: [self])
+    }
+
     /// The ID in this context's coordinator naming what `value` (an ID, possibly of another
     /// coordinator, or its URI) names.
     private func localObjectID(_ value: Any) -> NSManagedObjectID? {
@@ -54,6 +74,7 @@ extension NSManagedObjectContext {
             if id.isTemporaryID { return nil }
             if let store = id.persistentStore, store.persistentStoreCoordinator === persistentStoreCoordinator { return id }
             uri = id.uriRepresentation()
+        case let object as NSManagedObject: return localObjectID(object.objectID)
         case let url as URL: uri = url
         case let url as NSURL: uri = url as URL
         default: return nil
@@ -62,6 +83,8 @@ extension NSManagedObjectContext {
     }
 
     private func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        // The context's own pending changes are reported first, in their own notification.
+        processPendingChanges()
         var deletedObjects: [NSManagedObject] = []
         for id in deleted {
             if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
@@ -79,24 +102,15 @@ extension NSManagedObjectContext {
         for id in updated {
             if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
             guard let object = registeredObject(for: id) else { continue }
-            if !object.state.isFault { refresh(object, mergeChanges: true) }
+            if !object.state.isFault { refresh(object, mergeChanges: true, reporting: false) }
             refreshed.append(object)
         }
         let insertedObjects = inserted.map { object(with: $0) }
+        postObjectsDidChange(inserted: insertedObjects, updated: refreshed, deleted: deletedObjects)
         guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(insertedObjects), NSUpdatedObjectsKey: Set(refreshed), NSDeletedObjectsKey: Set(deletedObjects),
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(insertedObjects.map(\.objectID)), NSUpdatedObjectIDsKey: Set(refreshed.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deletedObjects.map(\.objectID)),
         ])
     }
 }
-
-/// Did-save-with-IDs key: the inserted objects' IDs.
-public let NSInsertedObjectIDsKey = "inserted_objectIDs"
-/// Did-save-with-IDs key: the updated objects' IDs.
-public let NSUpdatedObjectIDsKey = "updated_objectIDs"
-/// Did-save-with-IDs key: the deleted objects' IDs.
-public let NSDeletedObjectIDsKey = "deleted_objectIDs"
-/// Did-save-with-IDs key: the refreshed objects' IDs.
-public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
-/// Did-save-with-IDs key: the invalidated objects' IDs.
-public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"

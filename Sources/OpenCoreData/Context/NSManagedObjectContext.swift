@@ -19,7 +19,10 @@ open class NSManagedObjectContext {
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
-        didSet { persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) } }
+        didSet {
+            persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) }
+            if persistentStoreCoordinator !== oldValue { observeCoordinator() }
+        }
     }
     /// A name for debugging.
     public var name: String?
@@ -43,8 +46,33 @@ open class NSManagedObjectContext {
     /// Deleted objects that were never saved, waiting for their delete rules.
     var unsavedDeletions = ObjectList()
     private var isProcessingUnsavedDeletions = false
+    /// The changes made since the last ``processPendingChanges()``: what the next
+    /// objects-did-change notification reports and the next undo group reverts.
+    var event = ChangeEvent()
+    /// Counts processed events; an object's per-event record is current when its
+    /// `eventNumber` equals this.
+    var eventNumber = 0
+    /// Whether an end-of-event ``processPendingChanges()`` is already scheduled.
+    var isEndOfEventScheduled = false
+
+    /// Records the context's changes for undo and redo; `nil` (the default, as on iOS)
+    /// records nothing. Each event's changes become one undo action; with the undo
+    /// manager's `groupsByEvent` they are grouped by run loop turn. Set it to `nil` during
+    /// large imports: recording costs time and memory.
+    public var undoManager: UndoManager? {
+        didSet { if undoManager !== oldValue { observeUndoManager() } }
+    }
+    /// The context's observation of its undo manager's checkpoints.
+    var undoCheckpointObservation: NSObjectProtocol?
+    /// The context's observation of its coordinator's stores (to invalidate objects of removed ones).
+    var coordinatorObservation: NSObjectProtocol?
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
+
+    deinit {
+        undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
+        coordinatorObservation.map(NotificationCenter.default.removeObserver)
+    }
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
     public init(concurrencyType: ConcurrencyType) {
@@ -60,12 +88,17 @@ open class NSManagedObjectContext {
 
     // MARK: Concurrency
 
-    /// Runs `block` on the context's queue, asynchronously.
+    /// Runs `block` on the context's queue, asynchronously, then processes the changes it
+    /// made (``processPendingChanges()``), as Core Data's `perform` does.
     open func perform(_ block: @escaping () -> Void) {
-        if let queue { queue.async(execute: block) } else { DispatchQueue.main.async(execute: block) }
+        (queue ?? DispatchQueue.main).async { [self] in
+            block()
+            processPendingChanges()
+        }
     }
 
-    /// Runs `block` on the context's queue and waits for it. Reentrant.
+    /// Runs `block` on the context's queue and waits for it. Reentrant. Unlike
+    /// ``perform(_:)`` it does not process pending changes afterwards.
     open func performAndWait(_ block: () -> Void) {
         if let queue {
             if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }
@@ -115,6 +148,8 @@ open class NSManagedObjectContext {
         if object.managedObjectContext === self {
             if object.state.isDeleted, deleted.remove(object) {
                 object.state.isDeleted = false
+                deletionsToProcess.remove(object)
+                noteEventUndeletion(of: object)
             }
             return
         }
@@ -129,6 +164,7 @@ open class NSManagedObjectContext {
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object
         inserted.append(object)
+        noteEventInsertion(of: object)
         // Noting a class takes a global lock; a context usually inserts many of one class.
         let objectClass = ObjectIdentifier(type(of: object))
         if objectClass != lastNotedClass {
@@ -147,6 +183,7 @@ open class NSManagedObjectContext {
             object.state.isDeleted = true
             inserted.remove(object)
             updated.remove(object)
+            noteEventDeletion(of: object)
             unsavedDeletions.append(object)
             processUnsavedDeletions()
             return
@@ -156,6 +193,7 @@ open class NSManagedObjectContext {
         object.state.isDeleted = true
         updated.remove(object)
         deleted.append(object)
+        noteEventDeletion(of: object)
         deletionsToProcess.append(object)
     }
 
@@ -265,6 +303,22 @@ open class NSManagedObjectContext {
         }
     }
 
+    /// Puts back, as an inserted object, one that left the context: an unsaved object that
+    /// was deleted, or a saved one whose deletion was saved. For undo and redo, so
+    /// `awakeFromInsert()` is not called again.
+    func reinsert(_ object: NSManagedObject) {
+        object.state.isDeleted = false
+        object.state.isInserted = true
+        object.managedObjectContext = self
+        if object.objectID.isTemporaryID {
+            temporaryObjects[ObjectIdentifier(object.objectID)] = object
+        } else {
+            register(object, permanentID: object.objectID)
+        }
+        inserted.append(object)
+        noteEventInsertion(of: object)
+    }
+
     /// Removes `object` from the context's registry and detaches it.
     func forget(_ object: NSManagedObject) {
         if object.registration != nil {
@@ -281,6 +335,8 @@ open class NSManagedObjectContext {
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
+        event = ChangeEvent()
+        eventNumber += 1
     }
 
     /// Called when a property of `object` first changes after a save or fetch.

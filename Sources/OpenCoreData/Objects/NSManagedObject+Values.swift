@@ -41,6 +41,7 @@ extension NSManagedObject {
         // What storePrimitiveValue does for an attribute: `stored` is already unwrapped,
         // converted and free of NSNull.
         fulfillFaultIfNeeded()
+        willMutate(slot: slot)
         state.values[slot] = stored
         noteChange(slot: slot)
         didChangeValue(forKey: key)
@@ -84,6 +85,9 @@ extension NSManagedObject {
         let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: false)
         if let relationship = table.all[slot] as? NSRelationshipDescription {
+            // The value it replaces is loaded first, so that the event knows it.
+            if !state.loadedRelationships.contains(key), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
+            willMutate(slot: slot)
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
                 let members = toManyMembers(stored)
@@ -93,6 +97,7 @@ extension NSManagedObject {
             state.loadedRelationships.insert(key)
             relationshipStorageDidChange(key)
         } else {
+            willMutate(slot: slot)
             state.values[slot] = stored
         }
         noteChange(slot: slot)
@@ -156,7 +161,13 @@ extension NSManagedObject {
 
     /// Loads the object's values when it is a fault.
     func fulfillFaultIfNeeded() {
-        guard state.isFault, let context = managedObjectContext else { return }
+        guard state.isFault else { return }
+        guard let context = managedObjectContext else {
+            if state.isInvalidated {
+                raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(objectID)'")
+            }
+            return
+        }
         context.fulfillFault(self)
     }
 
@@ -169,10 +180,22 @@ extension NSManagedObject {
         let last = state.lastChangedSlot
         if last >= 0, last < table.all.count, state.changedSlots.contains(last), table.all[last].name == key { return }
         guard let slot = table.slotByName[key] else { return }
+        // A change announced only by will/didChangeValue stored nothing: its value now is its old one.
+        willMutate(slot: slot)
         noteChange(slot: slot)
     }
 
+    /// About to store a new value in `slot`: the context's current event keeps the old one.
+    /// An object inserted in the current event has no old values to keep (and this check
+    /// costs no look-up of the context, which matters when importing many objects).
+    @inline(__always)
+    func willMutate(slot: Int) {
+        guard !state.isEventInsertion else { return }
+        managedObjectContext?.noteEventChange(of: self, slot: slot)
+    }
+
     /// Records that the property in `slot` changed, so the context saves the object.
+    /// (Callers that store a value call ``willMutate(slot:)`` first.)
     func noteChange(slot: Int) {
         state.lastChangedSlot = slot
         state.changedSlots.insert(slot)

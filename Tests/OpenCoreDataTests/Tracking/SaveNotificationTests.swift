@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+@testable import OpenCoreData
+
+/// WillSave (no userInfo), DidSave (objects), DidSaveObjectIDs (IDs) and the merge's
+/// DidMergeChangesObjectIDs, with Apple's keys.
+final class SaveNotificationTests: TrackingTestCase {
+    func testWillSaveHasNoUserInfo() throws {
+        let recorder = NotificationRecorder(.NSManagedObjectContextWillSave, from: context)
+        _ = newTrail("Overland")
+        try context.save()
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertNil(recorder.last?.userInfo, "Apple: 'There is no userInfo dictionary.'")
+    }
+
+    func testDidSaveCarriesTheSavedObjectsAndDidSaveObjectIDsTheirPermanentIDs() throws {
+        let changed = try savedTrail("Abel Tasman")
+        let doomed = try savedTrail("Heaphy")
+        let objects = NotificationRecorder(.NSManagedObjectContextDidSave, from: context)
+        let ids = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, from: context)
+        let added = newTrail("Paparoa")
+        changed.setValue(4.0, forKey: "rating")
+        context.delete(doomed)
+        try context.save()
+
+        XCTAssertEqual(objects.lastKeys, [NSDeletedObjectsKey, NSInsertedObjectsKey, NSUpdatedObjectsKey])
+        XCTAssertEqual(objects.objects(NSInsertedObjectsKey), [added])
+        XCTAssertEqual(objects.objects(NSUpdatedObjectsKey), [changed])
+        XCTAssertEqual(objects.objects(NSDeletedObjectsKey), [doomed])
+
+        XCTAssertEqual(ids.count, 1)
+        XCTAssertEqual(ids.lastKeys, [NSDeletedObjectIDsKey, NSInsertedObjectIDsKey, NSUpdatedObjectIDsKey])
+        let inserted = ids.last?.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID>
+        XCTAssertEqual(inserted, [added.objectID])
+        XCTAssertEqual(inserted?.first?.isTemporaryID, false, "the IDs are the permanent ones the save gave")
+        XCTAssertEqual(ids.last?.userInfo?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID>, [changed.objectID])
+        XCTAssertEqual(ids.last?.userInfo?[NSDeletedObjectIDsKey] as? Set<NSManagedObjectID>, [doomed.objectID])
+    }
+
+    func testDidSaveObjectIDsCanBeMergedIntoAnotherContext() throws {
+        let trail = try savedTrail("Tongariro")
+        let other = container.newBackgroundContext()
+        let copy = other.performAndWait { try! other.existingObject(with: trail.objectID) }
+        var payload: [AnyHashable: Any] = [:]
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSaveObjectIDs, object: context, queue: nil) {
+            payload = $0.userInfo ?? [:]
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        trail.setValue(4.8, forKey: "rating")
+        try context.save()
+
+        let merged = NotificationRecorder(.NSManagedObjectContextDidMergeChangesObjectIDs, from: other)
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: payload, into: [other])
+        XCTAssertEqual(other.performAndWait { copy.value(forKey: "rating") as? Double }, 4.8)
+        XCTAssertEqual(merged.count, 1)
+        XCTAssertEqual(merged.last?.userInfo?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID>, [trail.objectID])
+    }
+}
+
+/// mergeChanges(fromContextDidSave:) with the objects of a did-save notification.
+final class MergeNotificationTests: TrackingTestCase {
+    func testADidSaveNotificationFromAnotherContextIsMergedAndReported() throws {
+        let kept = try savedTrail("Kepler")
+        let doomed = try savedTrail("Heaphy")
+        let background = container.newBackgroundContext()
+        var saved: Notification?
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: background, queue: nil) {
+            saved = $0
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try background.performAndWait {
+            try background.existingObject(with: kept.objectID).setValue(4.4, forKey: "rating")
+            background.delete(try background.existingObject(with: doomed.objectID))
+            NSEntityDescription.insertNewObject(forEntityName: "Trail", into: background).setValue("Milford", forKey: "name")
+            try background.save()
+        }
+        kept.setValue("Kepler Track", forKey: "name")  // an unsaved change of our own
+        context.processPendingChanges()
+
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.mergeChanges(fromContextDidSave: try XCTUnwrap(saved))
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey, NSInsertedObjectsKey, NSUpdatedObjectsKey])
+        XCTAssertEqual(recorder.objects(NSUpdatedObjectsKey), [kept])
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [doomed])
+        XCTAssertEqual(recorder.objects(NSInsertedObjectsKey).map { $0.value(forKey: "name") as? String }, ["Milford"])
+        XCTAssertEqual(kept.value(forKey: "rating") as? Double, 4.4)
+        XCTAssertEqual(kept.value(forKey: "name") as? String, "Kepler Track", "the merge keeps our unsaved change")
+        XCTAssertNil(doomed.managedObjectContext)
+    }
+}
