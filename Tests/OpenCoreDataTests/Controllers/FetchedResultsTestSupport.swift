@@ -17,6 +17,7 @@ func makeRegionTrailModel() -> NSManagedObjectModel {
 /// the way a table view applies a batch of updates.
 final class RecordingDelegate: NSFetchedResultsControllerDelegate {
     var lines: [String] = []
+    private var knownNames: [NSManagedObjectID: String] = [:]
     /// Section names and object IDs, as a table view would hold them.
     var mirror: [(name: String, items: [NSManagedObjectID])] = []
     private var pendingObjects: [(NSFetchedResultsChangeType, IndexPath?, IndexPath?, NSManagedObjectID)] = []
@@ -36,7 +37,9 @@ final class RecordingDelegate: NSFetchedResultsControllerDelegate {
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
         let object = anObject as! NSManagedObject
-        let name = object.value(forKey: "name") as? String ?? "?"
+        // A deleted object merged from elsewhere may no longer hold its values: use the name seen before.
+        let name = object.value(forKey: "name") as? String ?? knownNames[object.objectID] ?? "?"
+        knownNames[object.objectID] = name
         lines.append("\(type) \(name) \(indexPath.map(describe) ?? "-") \(newIndexPath.map(describe) ?? "-")")
         pendingObjects.append((type, indexPath, newIndexPath, object.objectID))
     }
@@ -79,6 +82,7 @@ final class RecordingDelegate: NSFetchedResultsControllerDelegate {
 
     /// Sets the mirror to the controller's current sections.
     func load(_ controller: NSFetchedResultsController<NSManagedObject>) {
+        for object in controller.fetchedObjects ?? [] { knownNames[object.objectID] = object.value(forKey: "name") as? String }
         mirror = (controller.sections ?? []).map { section in
             (section.name, (section.objects ?? []).map { ($0 as! NSManagedObject).objectID })
         }
