@@ -217,10 +217,11 @@ extension FetchedResultsCore {
         return request.predicate?.evaluate(with: object) ?? true
     }
 
-    /// The section name of `object` for this controller.
+    /// The section name of `object` for this controller (`""` for nil; the nil-value
+    /// message is logged when sections are computed, not at every change).
     func sectionName(of object: NSManagedObject) -> String {
         guard let keyPath = sectionNameKeyPath else { return "" }
-        return FetchedResultsSectioning.sectionName(of: object, keyPath: keyPath) ?? FetchedResultsSectioning.unnamedSection(keyPath: keyPath)
+        return FetchedResultsSectioning.sectionName(of: object, keyPath: keyPath) ?? ""
     }
 
     /// Where `object` goes among `sorted` (objects in the request's order): after every
