@@ -3,29 +3,54 @@ import Foundation
 extension NSManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave, changed ones get their saved
     /// values back, deleted ones are restored.
+    ///
+    /// Pending changes are processed first (their notification is posted); then one
+    /// `NSManagedObjectContextObjectsDidChange` reports the rolled-back inserts as deleted,
+    /// the restored deletions as inserted and the reverted objects as refreshed.
     public func rollback() {
-        for object in inserted.objects {
+        processPendingChanges()
+        let goneObjects = inserted.objects, restoredObjects = deleted.objects
+        for object in goneObjects {
             object.state.isInserted = false
             forget(object)
         }
-        for object in updated.objects + deleted.objects {
-            revertToSnapshot(object)
-        }
+        var reverted = updated.objects + restoredObjects
         // Objects changed only through delete rules of rolled-back deletions are reverted too.
-        for object in registeredObjects where object.state.isUpdated { revertToSnapshot(object) }
+        let listed = Set(reverted.map(ObjectIdentifier.init))
+        reverted += registeredObjects.filter { $0.state.isUpdated && !listed.contains(ObjectIdentifier($0)) }
+        for object in reverted { revertToSnapshot(object) }
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList()
+        let restored = Set(restoredObjects.map(ObjectIdentifier.init))
+        postObjectsDidChange(inserted: restoredObjects, deleted: goneObjects,
+                             refreshed: reverted.filter { !restored.contains(ObjectIdentifier($0)) })
     }
 
     /// Forgets every object: the context is as new. Objects you still hold must not be
     /// used afterwards.
+    ///
+    /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``,
+    /// whose value is an array of the IDs of the objects the context had.
     public func reset() {
+        let objectIDs = registeredObjects.map(\.objectID)
         forgetAll()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
+                                        userInfo: [NSInvalidatedAllObjectsKey: objectIDs])
     }
 
     /// Turns `object` back into a fault, or (with `mergeChanges`) reloads its saved values
     /// and re-applies its unsaved changes on top. Transient values survive a merge.
+    ///
+    /// The next `NSManagedObjectContextObjectsDidChange` lists the object under
+    /// ``NSRefreshedObjectsKey``.
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        refresh(object, mergeChanges: flag, reporting: true)
+    }
+
+    /// ``refresh(_:mergeChanges:)``, reporting the refresh in the current event or not
+    /// (a merge reports its objects itself).
+    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, reporting: Bool) {
         guard object.managedObjectContext === self, !object.state.isInserted, !object.state.isFault else { return }
+        if reporting { noteEventRefresh(of: object, discardedChanges: !flag) }
         if flag, object.state.isUpdated {
             let table = object.entity.propertyTable
             let pending = object.state.changedSlots.map { (slot: $0, value: object.state.values[$0]) }

@@ -62,6 +62,8 @@ extension NSManagedObjectContext {
     }
 
     private func mergeRemoteChanges(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        // The context's own pending changes are reported first, in their own notification.
+        processPendingChanges()
         var deletedObjects: [NSManagedObject] = []
         for id in deleted {
             if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
@@ -79,24 +81,10 @@ extension NSManagedObjectContext {
         for id in updated {
             if let key = id.storeKey { id.persistentStore?.rowCache.remove(key) }
             guard let object = registeredObject(for: id) else { continue }
-            if !object.state.isFault { refresh(object, mergeChanges: true) }
+            if !object.state.isFault { refresh(object, mergeChanges: true, reporting: false) }
             refreshed.append(object)
         }
         let insertedObjects = inserted.map { object(with: $0) }
-        guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(insertedObjects), NSUpdatedObjectsKey: Set(refreshed), NSDeletedObjectsKey: Set(deletedObjects),
-        ])
+        postObjectsDidChange(inserted: insertedObjects, updated: refreshed, deleted: deletedObjects)
     }
 }
-
-/// Did-save-with-IDs key: the inserted objects' IDs.
-public let NSInsertedObjectIDsKey = "inserted_objectIDs"
-/// Did-save-with-IDs key: the updated objects' IDs.
-public let NSUpdatedObjectIDsKey = "updated_objectIDs"
-/// Did-save-with-IDs key: the deleted objects' IDs.
-public let NSDeletedObjectIDsKey = "deleted_objectIDs"
-/// Did-save-with-IDs key: the refreshed objects' IDs.
-public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
-/// Did-save-with-IDs key: the invalidated objects' IDs.
-public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"

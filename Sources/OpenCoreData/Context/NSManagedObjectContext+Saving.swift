@@ -25,15 +25,6 @@ extension NSManagedObjectContext {
         finishSave(plan)
     }
 
-    /// Runs the delete rules of objects deleted since the last call: `prepareForDeletion`,
-    /// then nullify or cascade (deleting further objects, whose rules run in turn). Deny is
-    /// checked at save; no action does nothing.
-    public func processPendingChanges() {
-        while let object = deletionsToProcess.popFirst() {
-            applyDeleteRules(to: object)
-        }
-    }
-
     /// Gives the objects permanent IDs now, before they are saved.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         guard let coordinator = persistentStoreCoordinator else { return }
@@ -142,6 +133,7 @@ extension NSManagedObject {
     func releaseMembers(of relationship: NSRelationshipDescription) {
         let key = relationship.name
         willChangeValue(forKey: key)
+        if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
         state.values[key] = relationship.isToMany ? emptyValue(for: relationship) : nil
         state.loadedRelationships.insert(key)
         noteChange(forKey: key)
@@ -149,24 +141,3 @@ extension NSManagedObject {
         didChangeValue(forKey: key)
     }
 }
-
-extension Notification.Name {
-    /// Posted by a context before it saves.
-    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
-    /// Posted by a context after it saved; `userInfo` holds the saved objects under
-    /// ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey`` and ``NSDeletedObjectsKey``.
-    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
-    /// Posted when a context's objects change.
-    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
-}
-
-/// Notification key: the inserted objects.
-public let NSInsertedObjectsKey = "inserted"
-/// Notification key: the updated objects.
-public let NSUpdatedObjectsKey = "updated"
-/// Notification key: the deleted objects.
-public let NSDeletedObjectsKey = "deleted"
-/// Notification key: the refreshed objects.
-public let NSRefreshedObjectsKey = "refreshed"
-/// Notification key: the invalidated objects.
-public let NSInvalidatedObjectsKey = "invalidated"

@@ -43,6 +43,14 @@ open class NSManagedObjectContext {
     /// Deleted objects that were never saved, waiting for their delete rules.
     var unsavedDeletions = ObjectList()
     private var isProcessingUnsavedDeletions = false
+    /// The changes made since the last ``processPendingChanges()``: what the next
+    /// objects-did-change notification reports and the next undo group reverts.
+    var event = ChangeEvent()
+    /// Counts processed events; an object's per-event record is current when its
+    /// `eventNumber` equals this.
+    var eventNumber = 0
+    /// Whether an end-of-event ``processPendingChanges()`` is already scheduled.
+    var isEndOfEventScheduled = false
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
@@ -60,12 +68,17 @@ open class NSManagedObjectContext {
 
     // MARK: Concurrency
 
-    /// Runs `block` on the context's queue, asynchronously.
+    /// Runs `block` on the context's queue, asynchronously, then processes the changes it
+    /// made (``processPendingChanges()``), as Core Data's `perform` does.
     open func perform(_ block: @escaping () -> Void) {
-        if let queue { queue.async(execute: block) } else { DispatchQueue.main.async(execute: block) }
+        (queue ?? DispatchQueue.main).async { [self] in
+            block()
+            processPendingChanges()
+        }
     }
 
-    /// Runs `block` on the context's queue and waits for it. Reentrant.
+    /// Runs `block` on the context's queue and waits for it. Reentrant. Unlike
+    /// ``perform(_:)`` it does not process pending changes afterwards.
     open func performAndWait(_ block: () -> Void) {
         if let queue {
             if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }
@@ -115,6 +128,8 @@ open class NSManagedObjectContext {
         if object.managedObjectContext === self {
             if object.state.isDeleted, deleted.remove(object) {
                 object.state.isDeleted = false
+                deletionsToProcess.remove(object)
+                noteEventUndeletion(of: object)
             }
             return
         }
@@ -129,6 +144,7 @@ open class NSManagedObjectContext {
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object
         inserted.append(object)
+        noteEventInsertion(of: object)
         // Noting a class takes a global lock; a context usually inserts many of one class.
         let objectClass = ObjectIdentifier(type(of: object))
         if objectClass != lastNotedClass {
@@ -147,6 +163,7 @@ open class NSManagedObjectContext {
             object.state.isDeleted = true
             inserted.remove(object)
             updated.remove(object)
+            noteEventDeletion(of: object)
             unsavedDeletions.append(object)
             processUnsavedDeletions()
             return
@@ -156,6 +173,7 @@ open class NSManagedObjectContext {
         object.state.isDeleted = true
         updated.remove(object)
         deleted.append(object)
+        noteEventDeletion(of: object)
         deletionsToProcess.append(object)
     }
 
@@ -281,6 +299,8 @@ open class NSManagedObjectContext {
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
+        event = ChangeEvent()
+        eventNumber += 1
     }
 
     /// Called when a property of `object` first changes after a save or fetch.

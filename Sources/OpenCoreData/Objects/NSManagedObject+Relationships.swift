@@ -220,6 +220,7 @@ extension NSManagedObject {
     /// Stores a new value for an ordered to-many, with change notifications.
     private func replaceOrderedStorage(_ key: String, with ordered: NSOrderedSet) {
         willChangeValue(forKey: key)
+        if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
         state.values[key] = ordered
         state.loadedRelationships.insert(key)
         noteChange(forKey: key)
@@ -230,6 +231,7 @@ extension NSManagedObject {
     /// Changes the stored set of `key` in place: taken out of the values so that it is
     /// uniquely referenced and the change costs no copy.
     private func mutateSet(_ key: String, _ body: (inout Set<NSManagedObject>) -> Void) {
+        if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
         var set = (state.values.removeValue(forKey: key) as? Set<NSManagedObject>) ?? []
         body(&set)
         state.values[key] = set

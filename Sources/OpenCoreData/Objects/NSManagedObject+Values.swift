@@ -41,6 +41,7 @@ extension NSManagedObject {
         // What storePrimitiveValue does for an attribute: `stored` is already unwrapped,
         // converted and free of NSNull.
         fulfillFaultIfNeeded()
+        willMutate(slot: slot)
         state.values[slot] = stored
         noteChange(slot: slot)
         didChangeValue(forKey: key)
@@ -84,6 +85,9 @@ extension NSManagedObject {
         let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: false)
         if let relationship = table.all[slot] as? NSRelationshipDescription {
+            // The value it replaces is loaded first, so that the event knows it.
+            if !state.loadedRelationships.contains(key), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
+            willMutate(slot: slot)
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
                 let members = toManyMembers(stored)
@@ -93,6 +97,7 @@ extension NSManagedObject {
             state.loadedRelationships.insert(key)
             relationshipStorageDidChange(key)
         } else {
+            willMutate(slot: slot)
             state.values[slot] = stored
         }
         noteChange(slot: slot)
@@ -172,8 +177,16 @@ extension NSManagedObject {
         noteChange(slot: slot)
     }
 
+    /// About to store a new value in `slot`: the context's current event keeps the old one.
+    @inline(__always)
+    func willMutate(slot: Int) {
+        managedObjectContext?.noteEventChange(of: self, slot: slot)
+    }
+
     /// Records that the property in `slot` changed, so the context saves the object.
     func noteChange(slot: Int) {
+        // A change announced only by will/didChangeValue stored nothing: its value now is its old one.
+        willMutate(slot: slot)
         state.lastChangedSlot = slot
         state.changedSlots.insert(slot)
         guard !state.isUpdated else { return }

@@ -284,6 +284,14 @@ struct ManagedObjectState {
     var fetchBatch: FetchBatch?
     /// Live proxies from `mutableOrderedSetValue(forKey:)`, kept in step with `values`.
     var orderedProxies: [WeakOrderedProxy] = []
+    /// The context's event number when ``eventOldValues`` was started; older records are stale.
+    var eventNumber = -1
+    /// Whether the object was inserted in the event `eventNumber` names (its changes are
+    /// then part of the insertion, not updates).
+    var isEventInsertion = false
+    /// The value each property had before its first change in the context's current
+    /// event (by slot): `changedValuesForCurrentEvent()` and undo read it.
+    var eventOldValues: [Int: Any?] = [:]
 
     init(values: PropertyValues) { self.values = values }
 }

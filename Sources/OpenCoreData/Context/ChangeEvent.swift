@@ -1,0 +1,41 @@
+import Foundation
+
+/// The changes a context collected since its last ``NSManagedObjectContext/processPendingChanges()``:
+/// one *event*, in Core Data's words.
+///
+/// Core Data coalesces the changes of an event before it reports them: an object inserted
+/// and deleted in the same event is not reported at all, an object inserted and then
+/// changed is reported only as inserted, an object changed and then deleted only as
+/// deleted. The lists here keep enough to do that, and to let undo revert the event.
+struct ChangeEvent {
+    /// Objects inserted in this event (new ones, or unsaved ones put back by undo or redo).
+    var inserted = ObjectList()
+    /// Saved objects whose deletion was taken back in this event (`insert(_:)` or undo).
+    var undeleted = ObjectList()
+    /// Objects with a property changed in this event; each holds its old values.
+    var updated = ObjectList()
+    /// Saved objects deleted in this event.
+    var deleted = ObjectList()
+    /// Unsaved objects inserted in an earlier event and deleted in this one.
+    var uninserted = ObjectList()
+    /// Objects refreshed in this event (`refresh(_:mergeChanges:)`).
+    var refreshed = ObjectList()
+    /// Objects invalidated in this event.
+    var invalidated = ObjectList()
+
+    var isEmpty: Bool {
+        inserted.isEmpty && undeleted.isEmpty && updated.isEmpty && deleted.isEmpty && uninserted.isEmpty
+            && refreshed.isEmpty && invalidated.isEmpty
+    }
+
+    /// Objects reported as inserted: new ones and saved ones whose deletion was undone.
+    var reportedInserted: [NSManagedObject] { inserted.objects + undeleted.objects }
+    /// Objects reported as deleted.
+    var reportedDeleted: [NSManagedObject] { deleted.objects + uninserted.objects }
+    /// Objects reported as updated: changed, and neither inserted nor deleted in this event.
+    var reportedUpdated: [NSManagedObject] {
+        updated.objects.filter {
+            !inserted.contains($0) && !undeleted.contains($0) && !deleted.contains($0) && !uninserted.contains($0)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+// The notifications a context posts and the keys of their `userInfo`, under Core Data's
+// names and with Core Data's string values (what `print(notification.name)` shows).
+
+extension Notification.Name {
+    /// Posted by a context before it saves; `object` is the context. There is no `userInfo`.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagingContextWillSaveChangesNotification")
+    /// Posted by a context after it saved; `userInfo` holds the saved objects under
+    /// ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey`` and ``NSDeletedObjectsKey``.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
+    /// Posted when a context's registered objects change: at the end of each event (see
+    /// ``NSManagedObjectContext/processPendingChanges()``), after a merge, and on `reset()`.
+    /// `userInfo` holds a `Set<NSManagedObject>` under each of ``NSInsertedObjectsKey``,
+    /// ``NSUpdatedObjectsKey``, ``NSDeletedObjectsKey``, ``NSRefreshedObjectsKey`` and
+    /// ``NSInvalidatedObjectsKey`` that has objects, or ``NSInvalidatedAllObjectsKey``.
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSObjectsChangedInManagingContextNotification")
+    /// Posted by a context after it saved, with the saved objects' IDs (not the objects)
+    /// under ``NSInsertedObjectIDsKey``, ``NSUpdatedObjectIDsKey`` and ``NSDeletedObjectIDsKey``.
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted by a context after it merged changes from another context's save, with the
+    /// merged objects' IDs.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+}
+
+extension NSManagedObjectContext {
+    /// The Swift name of `NSManagedObjectContextObjectsDidChange`.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+    /// The Swift name of `NSManagedObjectContextWillSave`.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+    /// The Swift name of `NSManagedObjectContextDidSave`.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// The Swift name of `NSManagedObjectContextDidSaveObjectIDs`.
+    public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
+    /// The Swift name of `NSManagedObjectContextDidMergeChangesObjectIDs`.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs
+
+    /// Keys of the `userInfo` of a context's notifications; each raw value is the string
+    /// the matching `NS…Key` constant holds (`userInfo[NotificationKey.insertedObjects.rawValue]`).
+    ///
+    /// Apple's enumeration also has keys for query generations and store UUIDs, features
+    /// this library does not have yet; they are left out rather than guessed.
+    public enum NotificationKey: String, Sendable {
+        case invalidatedAllObjects = "invalidatedAll"
+        case insertedObjects = "inserted"
+        case updatedObjects = "updated"
+        case deletedObjects = "deleted"
+        case refreshedObjects = "refreshed"
+        case invalidatedObjects = "invalidated"
+        case insertedObjectIDs = "inserted_objectIDs"
+        case updatedObjectIDs = "updated_objectIDs"
+        case deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        case invalidatedObjectIDs = "invalidated_objectIDs"
+    }
+}
+
+/// Notification key: the inserted objects.
+public let NSInsertedObjectsKey = "inserted"
+/// Notification key: the updated objects.
+public let NSUpdatedObjectsKey = "updated"
+/// Notification key: the deleted objects.
+public let NSDeletedObjectsKey = "deleted"
+/// Notification key: the refreshed objects.
+public let NSRefreshedObjectsKey = "refreshed"
+/// Notification key: the invalidated objects.
+public let NSInvalidatedObjectsKey = "invalidated"
+/// Notification key: every object of the context was invalidated (`reset()`); its value
+/// is an array of the IDs of the objects the context had registered.
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+
+/// Did-save-with-IDs key: the inserted objects' IDs.
+public let NSInsertedObjectIDsKey = "inserted_objectIDs"
+/// Did-save-with-IDs key: the updated objects' IDs.
+public let NSUpdatedObjectIDsKey = "updated_objectIDs"
+/// Did-save-with-IDs key: the deleted objects' IDs.
+public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+/// Did-save-with-IDs key: the refreshed objects' IDs.
+public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
+/// Did-save-with-IDs key: the invalidated objects' IDs.
+public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"

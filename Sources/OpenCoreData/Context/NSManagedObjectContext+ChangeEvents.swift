@@ -1,0 +1,110 @@
+import Foundation
+
+/// Events: the changes made between two calls of ``NSManagedObjectContext/processPendingChanges()``,
+/// reported in one `NSManagedObjectContextObjectsDidChange` notification.
+extension NSManagedObjectContext {
+    /// Ends the current event: runs the delete rules of objects deleted since the last
+    /// call (`prepareForDeletion`, then nullify or cascade), and posts
+    /// `NSManagedObjectContextObjectsDidChange` for the event.
+    ///
+    /// Core Data calls it for you: in ``save()``, at the end of every ``perform(_:)``
+    /// block, and for a main-queue context at the end of each turn of the main run loop.
+    /// Call it yourself to see the notification (or apply delete rules) at once. Deny is
+    /// checked at save; no action does nothing.
+    public func processPendingChanges() {
+        while let object = deletionsToProcess.popFirst() {
+            applyDeleteRules(to: object)
+        }
+        guard !event.isEmpty else { return }
+        let finished = event
+        event = ChangeEvent()
+        eventNumber += 1
+        postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
+                             deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects,
+                             invalidated: finished.invalidated.objects)
+    }
+
+    /// Posts `NSManagedObjectContextObjectsDidChange`, with a key only for each kind of
+    /// change that happened, as Core Data does; nothing when nothing changed.
+    func postObjectsDidChange(inserted: [NSManagedObject] = [], updated: [NSManagedObject] = [], deleted: [NSManagedObject] = [],
+                              refreshed: [NSManagedObject] = [], invalidated: [NSManagedObject] = []) {
+        var userInfo: [AnyHashable: Any] = [:]
+        for (key, objects) in [(NSInsertedObjectsKey, inserted), (NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
+                               (NSRefreshedObjectsKey, refreshed), (NSInvalidatedObjectsKey, invalidated)] where !objects.isEmpty {
+            userInfo[key] = Set(objects)
+        }
+        guard !userInfo.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    // MARK: Recording an event (called by inserting, deleting and changing objects)
+
+    /// `object` was just inserted.
+    func noteEventInsertion(of object: NSManagedObject) {
+        object.state.eventNumber = eventNumber
+        object.state.isEventInsertion = true
+        object.state.eventOldValues = [:]
+        event.inserted.append(object)
+        scheduleEndOfEvent()
+    }
+
+    /// The deletion of the saved `object` was taken back (it was inserted again).
+    func noteEventUndeletion(of object: NSManagedObject) {
+        if !event.deleted.remove(object) { event.undeleted.append(object) }
+        scheduleEndOfEvent()
+    }
+
+    /// `object` was just deleted. One inserted in this same event goes unreported.
+    func noteEventDeletion(of object: NSManagedObject) {
+        if object.state.eventNumber == eventNumber, object.state.isEventInsertion {
+            event.inserted.remove(object)
+            event.updated.remove(object)
+        } else if object.state.isInserted {
+            event.uninserted.append(object)
+        } else if !event.undeleted.remove(object) {
+            event.deleted.append(object)
+        }
+        scheduleEndOfEvent()
+    }
+
+    /// A property of `object` (its `slot`) is about to change: keep the value it had when
+    /// the event began.
+    @inline(__always)
+    func noteEventChange(of object: NSManagedObject, slot: Int) {
+        if object.state.eventNumber == eventNumber {
+            if object.state.isEventInsertion { return }
+        } else {
+            object.state.eventNumber = eventNumber
+            object.state.isEventInsertion = false
+            object.state.eventOldValues = [:]
+            event.updated.append(object)
+            scheduleEndOfEvent()
+        }
+        if object.state.eventOldValues.index(forKey: slot) == nil {
+            object.state.eventOldValues[slot] = .some(object.state.values[slot])
+        }
+    }
+
+    /// `object` was refreshed; `discardedChanges` when its unsaved changes are gone.
+    func noteEventRefresh(of object: NSManagedObject, discardedChanges: Bool) {
+        if discardedChanges, object.state.eventNumber == eventNumber, !object.state.isEventInsertion {
+            event.updated.remove(object)
+            object.state.eventNumber = -1
+        }
+        event.refreshed.append(object)
+        scheduleEndOfEvent()
+    }
+
+    /// A main-queue context ends its event when the main run loop next turns, as Core
+    /// Data's does at the end of each run loop cycle. Nothing runs until the program lets
+    /// the main queue run (`RunLoop.main.run(until:)`, `dispatchMain()`).
+    private func scheduleEndOfEvent() {
+        guard concurrencyType == .mainQueueConcurrencyType, !isEndOfEventScheduled else { return }
+        isEndOfEventScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            self.isEndOfEventScheduled = false
+            self.processPendingChanges()
+        }
+    }
+}
