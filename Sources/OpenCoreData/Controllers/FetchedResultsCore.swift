@@ -179,15 +179,22 @@ final class FetchedResultsCore {
         observers.append(center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { [weak self] note in
             self?.contextObjectsDidChange(note)
         })
-        observers.append(center.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { [weak self] _ in
-            self?.contextDidSave()
+        observers.append(center.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { [weak self] note in
+            self?.contextDidSave(note)
         })
     }
 
     /// After a save of the context, the cache records the saved state (Core Data rewrites
-    /// it at every save of a controller with a delegate and a cache name).
-    private func contextDidSave() {
-        guard let cacheName, let request, let entity, sections != nil else { return }
+    /// it at every save of a controller with a delegate and a cache name), and a snapshot
+    /// delegate receives the inserted objects under their new permanent IDs.
+    private func contextDidSave(_ note: Notification) {
+        guard sections != nil else { return }
+        if delegateMode?.snapshot == true,
+           Self.objects(note.userInfo?[NSInsertedObjectsKey]).contains(where: { contains($0) }),
+           let delegate, let view = delegateView {
+            delegate.controller(view, didChangeContentWith: makeSnapshot(reloading: []))
+        }
+        guard let cacheName, let request, let entity else { return }
         writeCache(named: cacheName, configuration: cacheConfiguration(request: request, entity: entity))
     }
 

@@ -18,7 +18,7 @@ extension FetchedResultsCore {
         guard sections != nil, delegate != nil, let request else { return }
         let info = note.userInfo ?? [:]
         let changes: FetchedResultsChangeSet?
-        if info["invalidatedAll"] != nil {  // NSInvalidatedAllObjectsKey, posted by reset()
+        if info[NSInvalidatedAllObjectsKey] != nil {
             let fresh = (try? context.fetch(request)) ?? []
             changes = applyChanges(candidates: fresh, removed: fetchedObjects ?? [])
         } else {

@@ -33,8 +33,7 @@ final class FetchedResultsDelegateTests: FetchedResultsTestCase {
 
     private func assertMirrorMatches(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(recorder.mirror.map(\.name), controller.sections?.map(\.name), file: file, line: line)
-        XCTAssertEqual(recorder.mirror.map(\.items), controller.sections?.map { ($0.objects ?? []).map { ($0 as! NSManagedObject).objectID } },
-                       file: file, line: line)
+        XCTAssertEqual(recorder.mirrorIdentities, identities(controller), file: file, line: line)
     }
 
     func testInsertIntoAnExistingSection() throws {

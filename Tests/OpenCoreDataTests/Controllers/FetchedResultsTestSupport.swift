@@ -18,9 +18,9 @@ func makeRegionTrailModel() -> NSManagedObjectModel {
 final class RecordingDelegate: NSFetchedResultsControllerDelegate {
     var lines: [String] = []
     private var knownNames: [NSManagedObjectID: String] = [:]
-    /// Section names and object IDs, as a table view would hold them.
-    var mirror: [(name: String, items: [NSManagedObjectID])] = []
-    private var pendingObjects: [(NSFetchedResultsChangeType, IndexPath?, IndexPath?, NSManagedObjectID)] = []
+    /// Section names and objects, as a table view would hold them.
+    var mirror: [(name: String, items: [NSManagedObject])] = []
+    private var pendingObjects: [(NSFetchedResultsChangeType, IndexPath?, IndexPath?, NSManagedObject)] = []
     private var pendingSections: [(NSFetchedResultsChangeType, Int, String)] = []
 
     func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
@@ -41,7 +41,7 @@ final class RecordingDelegate: NSFetchedResultsControllerDelegate {
         let name = object.value(forKey: "name") as? String ?? knownNames[object.objectID] ?? "?"
         knownNames[object.objectID] = name
         lines.append("\(type) \(name) \(indexPath.map(describe) ?? "-") \(newIndexPath.map(describe) ?? "-")")
-        pendingObjects.append((type, indexPath, newIndexPath, object.objectID))
+        pendingObjects.append((type, indexPath, newIndexPath, object))
     }
 
     func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
@@ -56,13 +56,13 @@ final class RecordingDelegate: NSFetchedResultsControllerDelegate {
     /// insertion; updates must name the row at their old index.
     private func applyPending() {
         var removedRows: [IndexPath] = []
-        var insertedRows: [(IndexPath, NSManagedObjectID)] = []
+        var insertedRows: [(IndexPath, NSManagedObject)] = []
         for (type, old, new, id) in pendingObjects {
             switch type {
             case .delete: removedRows.append(old!)
             case .insert: insertedRows.append((new!, id))
             case .move: removedRows.append(old!); insertedRows.append((new!, id))
-            case .update: XCTAssertEqual(mirror[old!.section].items[old!.row], id, "update at the wrong old index path")
+            case .update: XCTAssertTrue(mirror[old!.section].items[old!.row] === id, "update at the wrong old index path")
             }
         }
         for path in removedRows.sorted(by: { ($0.section, $0.row) > ($1.section, $1.row) }) {
@@ -84,9 +84,12 @@ final class RecordingDelegate: NSFetchedResultsControllerDelegate {
     func load(_ controller: NSFetchedResultsController<NSManagedObject>) {
         for object in controller.fetchedObjects ?? [] { knownNames[object.objectID] = object.value(forKey: "name") as? String }
         mirror = (controller.sections ?? []).map { section in
-            (section.name, (section.objects ?? []).map { ($0 as! NSManagedObject).objectID })
+            (section.name, (section.objects ?? []).map { $0 as! NSManagedObject })
         }
     }
+
+    /// The mirror's rows as object identities, to compare with a controller's.
+    var mirrorIdentities: [[ObjectIdentifier]] { mirror.map { $0.items.map(ObjectIdentifier.init) } }
 }
 
 /// A delegate implementing only the snapshot callback (and the per-change ones, which
@@ -101,6 +104,11 @@ final class SnapshotDelegate: NSFetchedResultsControllerDelegate {
     func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) { otherCalls += 1 }
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) { otherCalls += 1 }
+}
+
+/// The rows of a controller as object identities.
+func identities(_ controller: NSFetchedResultsController<NSManagedObject>) -> [[ObjectIdentifier]] {
+    (controller.sections ?? []).map { ($0.objects ?? []).map { ObjectIdentifier($0 as! NSManagedObject) } }
 }
 
 /// The section names and object IDs of a snapshot.
