@@ -81,14 +81,8 @@ extension FetchedResultsCore {
         delegate.controllerDidChangeContent(view)
     }
 
-    /// The results as a snapshot: section names and object IDs.
+    /// The results as a snapshot: section names and object IDs (built when first read).
     func makeSnapshot(reloading reloaded: [NSManagedObjectID]) -> NSDiffableDataSourceSnapshotReference {
-        let snapshot = NSDiffableDataSourceSnapshotReference()
-        for section in sections ?? [] {
-            snapshot.appendSections(withIdentifiers: [section.name])
-            snapshot.appendItems(withIdentifiers: section.members.map(\.objectID), intoSectionWithIdentifier: section.name)
-        }
-        if !reloaded.isEmpty { snapshot.reloadItems(withIdentifiers: reloaded) }
-        return snapshot
+        NSDiffableDataSourceSnapshotReference(sections: (sections ?? []).map { ($0.name, $0.members) }, reloading: reloaded)
     }
 }
