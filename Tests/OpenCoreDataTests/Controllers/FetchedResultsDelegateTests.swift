@@ -202,4 +202,36 @@ final class FetchedResultsDelegateTests: FetchedResultsTestCase {
         XCTAssertEqual(delegate.differences, 0)
         XCTAssertEqual(delegate.changes, 1)
     }
+
+    /// Changes made in the controller's own context arrive when the context ends its event
+    /// (at the latest in `save()`), before anything is written.
+    func testChangesSavedInTheControllersOwnContext() throws {
+        try start()
+        let context = container.viewContext
+        insertTrail("Jungfrau", region: "Alps", into: context)
+        controller.object(at: IndexPath(row: 0, section: 1)).setValue("Alps", forKey: "region")
+        try context.save()
+        XCTAssertEqual(recorder.lines, ["will", "section delete 1 Highlands", "insert Jungfrau - [0,1]", "move Skye [1,0] [0,3]", "did"])
+        assertMirrorMatches()
+        recorder.lines = []
+        context.delete(controller.object(at: IndexPath(row: 0, section: 0)))
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.lines, ["will", "delete Eiger [0,0] -", "did"], "unsaved changes are reported when the event ends")
+        assertMirrorMatches()
+    }
+
+    /// A snapshot delegate first sees an inserted object under its temporary ID, and gets
+    /// a new snapshot with the permanent ID once the save has written it.
+    func testSnapshotsCarryPermanentIDsAfterASave() throws {
+        try start()
+        let delegate = SnapshotDelegate()
+        controller.delegate = delegate
+        try controller.performFetch()
+        let jungfrau = insertTrail("Jungfrau", region: "Alps", into: container.viewContext)
+        try container.viewContext.save()
+        XCTAssertFalse(jungfrau.objectID.isTemporaryID)
+        let items = delegate.snapshots.last!.itemIdentifiers.map { $0 as! NSManagedObjectID }
+        XCTAssertTrue(items.contains(jungfrau.objectID))
+        XCTAssertTrue(items.allSatisfy { !$0.isTemporaryID })
+    }
 }
