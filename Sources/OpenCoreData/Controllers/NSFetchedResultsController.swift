@@ -125,11 +125,19 @@ open class NSFetchedResultsController<ResultType>: NSObject {
         return (core.sections ?? []).compactMap(\.indexTitle).filter { seen.insert($0).inserted }
     }
 
-    /// The section a table view's index should jump to for `title` (at `sectionIndex` in
-    /// ``sectionIndexTitles``): the first section with that index title.
+    /// The section a table view's index should jump to for `title`, the title at
+    /// `sectionIndex` in ``sectionIndexTitles``: the first section with that index title.
+    /// A position outside the titles, or one holding another title, stops the program with
+    /// an `NSInternalInconsistencyException`, as Core Data's assertions do.
     open func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
-        if let index = core.sections?.firstIndex(where: { $0.indexTitle == title }) { return index }
-        raiseCoreDataException(.invalidArgument, "Index title at \(sectionIndex) is not equal to '\(title)'")
+        let titles = sectionIndexTitles
+        guard titles.indices.contains(sectionIndex) else {
+            raiseCoreDataException(.internalInconsistency, "invalid Section Index offset \(sectionIndex)")
+        }
+        guard titles[sectionIndex] == title else {
+            raiseCoreDataException(.internalInconsistency, "Index title at \(sectionIndex) is not equal to '\(title)'")
+        }
+        return core.sections?.firstIndex { $0.indexTitle == title } ?? NSNotFound
     }
 
     /// The index title of a section: by default the capitalized first letter of its name.
