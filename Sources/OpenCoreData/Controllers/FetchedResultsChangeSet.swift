@@ -82,14 +82,21 @@ extension FetchedResultsCore {
             old[ObjectIdentifier(object)] = Position(section: section, indexPath: IndexPath(item: row, section: place.index), offset: place.offset + row)
         }
 
-        // Take out what leaves or may move; drop the sections left empty.
-        var outgoing: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+        // Take out what leaves or may move (by row, from the bottom up, so that one change
+        // costs no pass over its section); drop the sections left empty.
+        var outgoing: [ObjectIdentifier: [Int]] = [:]
         for object in leaving + staying {
-            outgoing[ObjectIdentifier(old[ObjectIdentifier(object)]!.section), default: []].insert(ObjectIdentifier(object))
+            let from = old[ObjectIdentifier(object)]!
+            outgoing[ObjectIdentifier(from.section), default: []].append(from.indexPath.item)
         }
         for section in oldSections {
-            guard let gone = outgoing[ObjectIdentifier(section)] else { continue }
-            section.members.removeAll { gone.contains(ObjectIdentifier($0)) }
+            guard let rows = outgoing[ObjectIdentifier(section)] else { continue }
+            if rows.count <= 32 {
+                for row in rows.sorted(by: >) { section.members.remove(at: row) }
+            } else {
+                let gone = Set(rows)
+                section.members = section.members.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
+            }
         }
         var newSections = oldSections.filter { !$0.members.isEmpty }
 
