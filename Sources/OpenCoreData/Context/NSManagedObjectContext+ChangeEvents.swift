@@ -4,8 +4,8 @@ import Foundation
 /// reported in one `NSManagedObjectContextObjectsDidChange` notification.
 extension NSManagedObjectContext {
     /// Ends the current event: runs the delete rules of objects deleted since the last
-    /// call (`prepareForDeletion`, then nullify or cascade), and posts
-    /// `NSManagedObjectContextObjectsDidChange` for the event.
+    /// call (`prepareForDeletion`, then nullify or cascade), records the event with the
+    /// ``undoManager``, and posts `NSManagedObjectContextObjectsDidChange` for it.
     ///
     /// Core Data calls it for you: in ``save()``, at the end of every ``perform(_:)``
     /// block, and for a main-queue context at the end of each turn of the main run loop.
@@ -18,7 +18,12 @@ extension NSManagedObjectContext {
         guard !event.isEmpty else { return }
         let finished = event
         event = ChangeEvent()
+        let undoRecord = undoRecord(for: finished)
         eventNumber += 1
+        // The old values belong to the event that ended; held longer, they would keep
+        // replaced objects and values alive.
+        for object in finished.updated.objects { object.state.eventOldValues = [:] }
+        undoRecord.map(registerUndo)
         postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects,
                              invalidated: finished.invalidated.objects)

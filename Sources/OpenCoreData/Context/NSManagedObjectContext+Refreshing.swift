@@ -2,13 +2,15 @@ import Foundation
 
 extension NSManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave, changed ones get their saved
-    /// values back, deleted ones are restored.
+    /// values back, deleted ones are restored. Everything is removed from the undo
+    /// manager's stacks, as Core Data documents.
     ///
     /// Pending changes are processed first (their notification is posted); then one
     /// `NSManagedObjectContextObjectsDidChange` reports the rolled-back inserts as deleted,
     /// the restored deletions as inserted and the reverted objects as refreshed.
     public func rollback() {
         processPendingChanges()
+        undoManager?.removeAllActions()
         let goneObjects = inserted.objects, restoredObjects = deleted.objects
         for object in goneObjects {
             object.state.isInserted = false
@@ -25,14 +27,16 @@ extension NSManagedObjectContext {
                              refreshed: reverted.filter { !restored.contains(ObjectIdentifier($0)) })
     }
 
-    /// Forgets every object: the context is as new. Objects you still hold must not be
-    /// used afterwards.
+    /// Forgets every object: the context is as new, and its undo manager's actions are
+    /// removed. Objects you still hold must not be used afterwards.
     ///
     /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``,
     /// whose value is an array of the IDs of the objects the context had.
     public func reset() {
         let objectIDs = registeredObjects.map(\.objectID)
         forgetAll()
+        // The recorded actions name objects the context no longer knows.
+        undoManager?.removeAllActions()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
                                         userInfo: [NSInvalidatedAllObjectsKey: objectIDs])
     }

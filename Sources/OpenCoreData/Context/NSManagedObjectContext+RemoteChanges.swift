@@ -10,7 +10,8 @@ extension NSManagedObjectContext {
     /// uses). In each context, deleted objects leave the context; updated objects that
     /// are loaded are refreshed from the store, keeping their unsaved changes; faults load
     /// the new values when next touched. Each context then posts
-    /// `NSManagedObjectContextObjectsDidChange` with the objects concerned.
+    /// `NSManagedObjectContextObjectsDidChange` with the objects concerned, and
+    /// `NSManagedObjectContextDidMergeChangesObjectIDs` with their IDs.
     ///
     /// ```swift
     /// let result = try context.execute(batchDelete) as! NSBatchDeleteResult
@@ -86,5 +87,10 @@ extension NSManagedObjectContext {
         }
         let insertedObjects = inserted.map { object(with: $0) }
         postObjectsDidChange(inserted: insertedObjects, updated: refreshed, deleted: deletedObjects)
+        guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(insertedObjects.map(\.objectID)), NSUpdatedObjectIDsKey: Set(refreshed.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deletedObjects.map(\.objectID)),
+        ])
     }
 }

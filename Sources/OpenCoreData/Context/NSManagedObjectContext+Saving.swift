@@ -123,6 +123,10 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(insertedNow), NSUpdatedObjectsKey: Set(updatedNow), NSDeletedObjectsKey: Set(deletedNow),
         ])
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(insertedNow.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updatedNow.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deletedNow.map(\.objectID)),
+        ])
         for object in insertedNow + updatedNow + deletedNow { object.didSave() }
     }
 }

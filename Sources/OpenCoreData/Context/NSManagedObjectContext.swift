@@ -19,7 +19,10 @@ open class NSManagedObjectContext {
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
-        didSet { persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) } }
+        didSet {
+            persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) }
+            if persistentStoreCoordinator !== oldValue { observeCoordinator() }
+        }
     }
     /// A name for debugging.
     public var name: String?
@@ -51,8 +54,25 @@ open class NSManagedObjectContext {
     var eventNumber = 0
     /// Whether an end-of-event ``processPendingChanges()`` is already scheduled.
     var isEndOfEventScheduled = false
+
+    /// Records the context's changes for undo and redo; `nil` (the default, as on iOS)
+    /// records nothing. Each event's changes become one undo action; with the undo
+    /// manager's `groupsByEvent` they are grouped by run loop turn. Set it to `nil` during
+    /// large imports: recording costs time and memory.
+    public var undoManager: UndoManager? {
+        didSet { if undoManager !== oldValue { observeUndoManager() } }
+    }
+    /// The context's observation of its undo manager's checkpoints.
+    var undoCheckpointObservation: NSObjectProtocol?
+    /// The context's observation of its coordinator's stores (to invalidate objects of removed ones).
+    var coordinatorObservation: NSObjectProtocol?
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
+
+    deinit {
+        undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
+        coordinatorObservation.map(NotificationCenter.default.removeObserver)
+    }
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
     public init(concurrencyType: ConcurrencyType) {
@@ -281,6 +301,22 @@ open class NSManagedObjectContext {
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
         }
+    }
+
+    /// Puts back, as an inserted object, one that left the context: an unsaved object that
+    /// was deleted, or a saved one whose deletion was saved. For undo and redo, so
+    /// `awakeFromInsert()` is not called again.
+    func reinsert(_ object: NSManagedObject) {
+        object.state.isDeleted = false
+        object.state.isInserted = true
+        object.managedObjectContext = self
+        if object.objectID.isTemporaryID {
+            temporaryObjects[ObjectIdentifier(object.objectID)] = object
+        } else {
+            register(object, permanentID: object.objectID)
+        }
+        inserted.append(object)
+        noteEventInsertion(of: object)
     }
 
     /// Removes `object` from the context's registry and detaches it.

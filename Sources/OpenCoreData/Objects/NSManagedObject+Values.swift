@@ -161,7 +161,13 @@ extension NSManagedObject {
 
     /// Loads the object's values when it is a fault.
     func fulfillFaultIfNeeded() {
-        guard state.isFault, let context = managedObjectContext else { return }
+        guard state.isFault else { return }
+        guard let context = managedObjectContext else {
+            if state.isInvalidated {
+                raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(objectID)'")
+            }
+            return
+        }
         context.fulfillFault(self)
     }
 

@@ -117,6 +117,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         return changes
     }
 
+    /// The persistent properties changed since the last objects-did-change notification
+    /// (the current event), with the values they had before: unlike ``changedValues()``,
+    /// the *old* values. Empty for an object inserted in the current event.
+    public func changedValuesForCurrentEvent() -> [String: Any] { currentEventChanges() }
+
+    /// The IDs of the objects the relationship `key` holds, read without firing the
+    /// relationship fault (no object is loaded or registered for them).
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] { relationshipObjectIDs(forKey: key) }
+
     /// The last saved values of `keys` (all persistent properties when `nil`); `NSNull`
     /// stands for nil. Empty for an object that was never saved.
     public func committedValues(forKeys keys: [String]?) -> [String: Any] {
@@ -198,6 +207,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Ends a change started with ``willChangeValue(forKey:)``: records it for the next save,
     /// even when nothing was stored (the pair alone marks a modeled property changed).
     open func didChangeValue(forKey key: String) { noteChange(forKey: key) }
+    /// Announces a change of the to-many relationship `key` by `mutationKind` with
+    /// `objects`: what custom to-many accessors call before changing the primitive set.
+    open func willChangeValue(forKey key: String, withSetMutation mutationKind: NSKeyValueSetMutationKind, using objects: Set<AnyHashable>) {
+        willChangeSetMutation(forKey: key)
+    }
+    /// Ends a change announced with ``willChangeValue(forKey:withSetMutation:using:)``: the
+    /// change is recorded, and the objects that joined or left the relationship have
+    /// their inverse relationship updated.
+    open func didChangeValue(forKey key: String, withSetMutation mutationKind: NSKeyValueSetMutationKind, using objects: Set<AnyHashable>) {
+        didChangeSetMutation(forKey: key)
+    }
 
     // MARK: Validation (implemented in +Validation)
 
@@ -273,6 +293,8 @@ struct ManagedObjectState {
     var isUpdated = false
     /// The fault could not be fulfilled because the row is gone.
     var isInaccessible = false
+    /// The object's store was removed: it is a fault that can never be fulfilled.
+    var isInvalidated = false
     /// The properties set since the last save.
     var changedSlots = SlotSet()
     /// The slot most recently noted as changed, or -1.
@@ -292,6 +314,9 @@ struct ManagedObjectState {
     /// The value each property had before its first change in the context's current
     /// event (by slot): `changedValuesForCurrentEvent()` and undo read it.
     var eventOldValues: [Int: Any?] = [:]
+    /// The members of a to-many relationship when `willChangeValue(forKey:withSetMutation:using:)`
+    /// announced a change, by key, until the matching `didChangeValue`.
+    var pendingSetMutations: [String: [NSManagedObject]] = [:]
 
     init(values: PropertyValues) { self.values = values }
 }

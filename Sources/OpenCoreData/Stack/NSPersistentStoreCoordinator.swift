@@ -95,6 +95,8 @@ open class NSPersistentStoreCoordinator {
         lock.lock()
         stores.append(store)
         lock.unlock()
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
+                                        userInfo: [NSAddedPersistentStoresKey: [store]])
         return store
     }
 
@@ -121,10 +123,15 @@ open class NSPersistentStoreCoordinator {
         }
     }
 
-    /// Removes `store`; its objects can no longer be fetched or saved.
+    /// Removes `store`; its objects can no longer be fetched or saved. Contexts using the
+    /// coordinator invalidate the objects they have from it (see
+    /// `NSManagedObjectContextObjectsDidChange` and ``NSInvalidatedObjectsKey``).
     open func remove(_ store: NSPersistentStore) throws {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
         stores.removeAll { $0 === store }
+        lock.unlock()
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
+                                        userInfo: [NSRemovedPersistentStoresKey: [store]])
         store.persistentStoreCoordinator = nil
     }
 

@@ -65,6 +65,27 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [trail])
     }
 
+    func testADeletionTakenBackInTheSameEventIsNotReported() throws {
+        let trail = try savedTrail("Tuatapere")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.delete(trail)
+        context.insert(trail)  // Core Data's way to take back a deletion before it is processed
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.count, 0)
+        XCTAssertFalse(context.hasChanges)
+    }
+
+    func testEachEventIsReportedOnItsOwn() throws {
+        let trail = try savedTrail("Mangatepopo")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        trail.setValue(1.0, forKey: "rating")
+        context.processPendingChanges()
+        trail.setValue(2.0, forKey: "rating")
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.count, 2)
+        XCTAssertEqual(recorder.notifications.map { $0.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject> }, [[trail], [trail]])
+    }
+
     func testChangesOfOneEventAreReportedTogether() throws {
         let kept = try savedTrail("Abel Tasman")
         let doomed = try savedTrail("Heaphy")
@@ -195,6 +216,33 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         RunLoop.main.run(until: Date().addingTimeInterval(0.05))
         XCTAssertEqual(recorder.count, 1)
         XCTAssertEqual(recorder.objects(NSInsertedObjectsKey), [trail])
+    }
+
+    func testRemovingAStoreInvalidatesItsObjects() throws {
+        let trail = try savedTrail("Whanganui")
+        let unsaved = newTrail("Not yet saved")
+        trail.setValue(3.0, forKey: "rating")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        let stores = NotificationRecorder(.NSPersistentStoreCoordinatorStoresDidChange, from: context)
+        let coordinator = container.persistentStoreCoordinator
+        var removed: [NSPersistentStore]?
+        let token = NotificationCenter.default.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) {
+            removed = $0.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore]
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let store = coordinator.persistentStores[0]
+        try coordinator.remove(store)
+        XCTAssertTrue(removed?.first === store)
+        XCTAssertEqual(stores.count, 0, "the coordinator, not the context, posts it")
+
+        XCTAssertEqual(recorder.count, 2, "the pending changes first, then the invalidation")
+        XCTAssertEqual(recorder.notifications[0].userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject>, [unsaved])
+        XCTAssertEqual(recorder.lastKeys, [NSInvalidatedObjectsKey])
+        XCTAssertEqual(recorder.objects(NSInvalidatedObjectsKey), [trail])
+        XCTAssertNil(trail.managedObjectContext)
+        XCTAssertTrue(trail.isFault, "an invalidated object is a fault that cannot be fulfilled")
+        XCTAssertEqual(context.insertedObjects, [unsaved], "objects of no store are not invalidated")
+        XCTAssertEqual(context.updatedObjects, [])
     }
 
     func testAMergePostsOnlyTheKeysItHasObjectsFor() throws {
