@@ -234,4 +234,17 @@ final class FetchedResultsDelegateTests: FetchedResultsTestCase {
         XCTAssertTrue(items.contains(jungfrau.objectID))
         XCTAssertTrue(items.allSatisfy { !$0.isTemporaryID })
     }
+
+    /// `reset()` invalidates every object (NSInvalidatedAllObjectsKey): the controller
+    /// fetches again, and the changes it reports still bring a table to its new rows.
+    func testResetRefetchesAndKeepsTheTableConsistent() throws {
+        try start()
+        insertTrail("Jungfrau", region: "Alps", into: writer)
+        try writer.save()  // saved elsewhere and not merged: only the refetch sees it
+        container.viewContext.reset()
+        XCTAssertEqual(recorder.lines.first, "will")
+        XCTAssertEqual(recorder.lines.last, "did")
+        XCTAssertEqual(names(controller), ["Alps: Eiger, Jungfrau, Kesch", "Highlands: Skye"])
+        assertMirrorMatches()
+    }
 }
