@@ -161,8 +161,9 @@ extension FetchedResultsCore {
             changes.insertions.append((to.offset, object, from.offset))
         }
         for object in sortedStaying where stable.contains(ObjectIdentifier(object)) {
-            let from = old[ObjectIdentifier(object)]!, to = new[ObjectIdentifier(object)]!
-            changes.objectChanges.append(.init(object: object, type: .update, indexPath: from.indexPath, newIndexPath: to.indexPath))
+            let from = old[ObjectIdentifier(object)]!
+            // As Core Data reports an update: at its old index path, with no new one.
+            changes.objectChanges.append(.init(object: object, type: .update, indexPath: from.indexPath, newIndexPath: nil))
         }
         replaceSections(newSections, moving: placed)
         return changes

@@ -68,14 +68,19 @@ extension FetchedResultsCore {
             mode.difference = implemented
             if implemented { return }
         }
+        // Core Data's order: object deletions, section insertions, section deletions, object
+        // insertions, then moves and updates.
         delegate.controllerWillChangeContent(view)
-        for change in changes.sectionChanges where change.type == .delete {
-            delegate.controller(view, didChange: change.section, atSectionIndex: change.index, for: .delete)
+        for change in changes.objectChanges where change.type == .delete {
+            delegate.controller(view, didChange: change.object, at: change.indexPath, for: .delete, newIndexPath: nil)
         }
         for change in changes.sectionChanges where change.type == .insert {
             delegate.controller(view, didChange: change.section, atSectionIndex: change.index, for: .insert)
         }
-        for change in changes.objectChanges {
+        for change in changes.sectionChanges where change.type == .delete {
+            delegate.controller(view, didChange: change.section, atSectionIndex: change.index, for: .delete)
+        }
+        for change in changes.objectChanges where change.type != .delete {
             delegate.controller(view, didChange: change.object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
         }
         delegate.controllerDidChangeContent(view)

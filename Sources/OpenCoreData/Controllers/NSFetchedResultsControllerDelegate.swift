@@ -32,7 +32,8 @@ public enum NSFetchedResultsChangeType: UInt, Sendable {
 public protocol NSFetchedResultsControllerDelegate: AnyObject {
     /// An object was inserted, deleted, moved or updated. `indexPath` is where the object
     /// was before the change (nil for an insert), `newIndexPath` where it is after (nil for
-    /// a delete): apply deletions at old index paths and insertions at new ones.
+    /// a delete or an update): apply deletions and updates at old index paths, insertions
+    /// at new ones, moves from old to new.
     func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?)
     /// A section was inserted (at its new index) or deleted (at its old index).
