@@ -62,15 +62,13 @@ final class FetchedResultsCore {
     func performFetch(_ request: NSFetchRequest<NSManagedObject>) throws {
         sections = nil; sectionByName = [:]; sectionOfObject = [:]; flatObjects = nil; version += 1
         self.request = request
-        let model = context.persistentStoreCoordinator?.managedObjectModel
-        guard let entity = request.resolvedEntity(in: model) else {
-            raiseCoreDataException(.invalidArgument, "NSFetchedResultsController: fetch request has no entity")
-        }
-        self.entity = entity
         if request.resultType != .managedObjectResultType {
             raiseCoreDataException(.invalidArgument, "NSFetchedResultsController on Linux supports fetch requests of NSManagedObjectResultType only")
         }
+        // The fetch reports a request without an entity as Core Data does.
         let objects = try context.fetch(request)
+        guard let entity = request.resolvedEntity(in: context.persistentStoreCoordinator?.managedObjectModel) else { return }
+        self.entity = entity
         let sectioning = FetchedResultsSectioning(sectionNameKeyPath: sectionNameKeyPath, request: request, entity: entity, context: context,
                                                   indexTitle: { [unowned self] in self.indexTitle(forSectionName: $0) })
         var computed: [FetchedResultsSection]?

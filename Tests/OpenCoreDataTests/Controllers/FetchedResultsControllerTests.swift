@@ -151,4 +151,18 @@ final class FetchedResultsControllerTests: FetchedResultsTestCase {
         XCTAssertEqual(probe.seen[0].sections?.map(\.numberOfObjects), [2, 3, 2])
         XCTAssertEqual((probe.seen[0].object(at: IndexPath(row: 1, section: 1)) as! NSManagedObject).value(forKey: "name") as? String, "Rila")
     }
+
+    /// A subclass may override `sectionIndexTitle(forSectionName:)`, as in Core Data.
+    func testASubclassCanOverrideTheIndexTitles() throws {
+        final class TwoLetters: NSFetchedResultsController<NSManagedObject> {
+            override func sectionIndexTitle(forSectionName sectionName: String) -> String? { String(sectionName.prefix(2)) }
+        }
+        let container = try openContainer()
+        try seed(container)
+        let controller = TwoLetters(fetchRequest: regionRequest(), managedObjectContext: container.viewContext,
+                                    sectionNameKeyPath: "region", cacheName: nil)
+        try controller.performFetch()
+        XCTAssertEqual(controller.sectionIndexTitles, ["Al", "Ba", "Hi"])
+        XCTAssertEqual(controller.section(forSectionIndexTitle: "Ba", at: 1), 1)
+    }
 }
