@@ -34,8 +34,40 @@ struct ChangeEvent {
     var reportedDeleted: [NSManagedObject] { deleted.objects + uninserted.objects }
     /// Objects reported as updated: changed, and neither inserted nor deleted in this event.
     var reportedUpdated: [NSManagedObject] {
-        updated.objects.filter {
+        if inserted.isEmpty, undeleted.isEmpty, deleted.isEmpty, uninserted.isEmpty { return updated.objects }
+        return updated.objects.filter {
             !inserted.contains($0) && !undeleted.contains($0) && !deleted.contains($0) && !uninserted.contains($0)
         }
+    }
+}
+
+/// The values an object's properties had before their first change in the current event,
+/// by slot. The first is kept inline: most events change one property of an object, and
+/// a bulk update then allocates nothing per object.
+struct EventOldValues {
+    private var firstSlot = -1
+    private var firstValue: Any?
+    private var others: [Int: Any?]?
+
+    /// Whether the value of `slot` is recorded.
+    func contains(_ slot: Int) -> Bool {
+        slot == firstSlot || others?.index(forKey: slot) != nil
+    }
+
+    /// Records `value` as the old value of `slot` (which must not be recorded yet).
+    mutating func record(_ value: Any?, for slot: Int) {
+        if firstSlot < 0 {
+            firstSlot = slot
+            firstValue = value
+        } else {
+            others = others ?? [:]
+            others![slot] = .some(value)
+        }
+    }
+
+    /// Every recorded slot with its old value.
+    var all: [(slot: Int, value: Any?)] {
+        guard firstSlot >= 0 else { return [] }
+        return [(firstSlot, firstValue)] + (others ?? [:]).map { (slot: $0.key, value: $0.value) }
     }
 }

@@ -22,7 +22,9 @@ extension NSManagedObjectContext {
         eventNumber += 1
         // The old values belong to the event that ended; held longer, they would keep
         // replaced objects and values alive.
-        for object in finished.updated.objects { object.state.eventOldValues = [:] }
+        for object in finished.updated.objects { object.state.eventOldValues = EventOldValues() }
+        // Objects inserted in the event are no longer new in the next one (see willMutate).
+        for object in finished.inserted.objects { object.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
         postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects,
@@ -48,7 +50,7 @@ extension NSManagedObjectContext {
     func noteEventInsertion(of object: NSManagedObject) {
         object.state.eventNumber = eventNumber
         object.state.isEventInsertion = true
-        object.state.eventOldValues = [:]
+        object.state.eventOldValues = EventOldValues()
         event.inserted.append(object)
         scheduleEndOfEvent()
     }
@@ -81,12 +83,12 @@ extension NSManagedObjectContext {
         } else {
             object.state.eventNumber = eventNumber
             object.state.isEventInsertion = false
-            object.state.eventOldValues = [:]
+            object.state.eventOldValues = EventOldValues()
             event.updated.append(object)
             scheduleEndOfEvent()
         }
-        if object.state.eventOldValues.index(forKey: slot) == nil {
-            object.state.eventOldValues[slot] = .some(object.state.values[slot])
+        if !object.state.eventOldValues.contains(slot) {
+            object.state.eventOldValues.record(object.state.values[slot], for: slot)
         }
     }
 

@@ -25,6 +25,7 @@ extension NSManagedObjectContext {
                 guard let value = changeNotificationData[AnyHashable(key)] else { return [] }
                 switch value {
                 case let array as [Any]: return array
+                case let set as Set<NSManagedObject>: return set.map(\.objectID)
                 case let set as Set<NSManagedObjectID>: return Array(set)
                 case let set as Set<URL>: return Array(set)
                 case let set as Set<AnyHashable>: return set.map(\.base)
@@ -46,6 +47,24 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Merges the changes another context saved into this one, from its did-save
+    /// notification: `NSManagedObjectContextDidSave` (objects) or
+    /// `NSManagedObjectContextDidSaveObjectIDs` (IDs).
+    ///
+    /// Objects deleted there leave this context; objects updated there and registered
+    /// here are refreshed, keeping this context's unsaved changes; inserted ones are
+    /// registered (as faults). Then `NSManagedObjectContextObjectsDidChange` reports them.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave,
+    ///                                        object: background, queue: nil) { note in
+    ///     viewContext.perform { viewContext.mergeChanges(fromContextDidSave: note) }
+    /// }
+    /// ```
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: notification.userInfo ?? [:], into: [self])
+    }
+
     /// The ID in this context's coordinator naming what `value` (an ID, possibly of another
     /// coordinator, or its URI) names.
     private func localObjectID(_ value: Any) -> NSManagedObjectID? {
@@ -55,6 +74,7 @@ extension NSManagedObjectContext {
             if id.isTemporaryID { return nil }
             if let store = id.persistentStore, store.persistentStoreCoordinator === persistentStoreCoordinator { return id }
             uri = id.uriRepresentation()
+        case let object as NSManagedObject: return localObjectID(object.objectID)
         case let url as URL: uri = url
         case let url as NSURL: uri = url as URL
         default: return nil

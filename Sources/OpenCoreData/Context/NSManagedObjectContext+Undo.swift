@@ -31,14 +31,14 @@ extension NSManagedObjectContext {
         /// Objects to bring back: deleted in the event (saved or not).
         var restored: [NSManagedObject]
         /// Each changed object with the values its changed properties had before the event.
-        var changes: [(object: NSManagedObject, oldValues: [Int: Any?])]
+        var changes: [(object: NSManagedObject, oldValues: EventOldValues)]
     }
 
     /// The record of `event`, which is still the context's current event (the objects'
     /// old values belong to it); `nil` when nothing is recorded.
     func undoRecord(for event: ChangeEvent) -> UndoRecord? {
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return nil }
-        let changes = event.updated.objects.compactMap { object -> (NSManagedObject, [Int: Any?])? in
+        let changes = event.updated.objects.compactMap { object -> (NSManagedObject, EventOldValues)? in
             guard object.state.eventNumber == eventNumber, !object.state.isEventInsertion else { return nil }
             return (object, object.state.eventOldValues)
         }
@@ -56,7 +56,7 @@ extension NSManagedObjectContext {
     private func revert(_ record: UndoRecord) {
         for object in record.restored { restoreDeleted(object) }
         for (object, oldValues) in record.changes where object.managedObjectContext === self {
-            for (slot, value) in oldValues { object.restore(value, slot: slot) }
+            for (slot, value) in oldValues.all { object.restore(value, slot: slot) }
         }
         for object in record.retracted where object.managedObjectContext === self { retract(object) }
         processPendingChanges()

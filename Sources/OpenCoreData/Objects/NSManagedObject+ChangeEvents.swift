@@ -23,7 +23,7 @@ extension NSManagedObject {
         guard let context = managedObjectContext, state.eventNumber == context.eventNumber, !state.isEventInsertion else { return [:] }
         let table = state.values.table
         var changes: [String: Any] = [:]
-        for (slot, old) in state.eventOldValues {
+        for (slot, old) in state.eventOldValues.all {
             let property = table.all[slot]
             guard !property.isTransient, !valueEquals(old, state.values[slot]) else { continue }
             changes[property.name] = publicValue(old, for: property) ?? NSNull()

@@ -180,19 +180,23 @@ extension NSManagedObject {
         let last = state.lastChangedSlot
         if last >= 0, last < table.all.count, state.changedSlots.contains(last), table.all[last].name == key { return }
         guard let slot = table.slotByName[key] else { return }
+        // A change announced only by will/didChangeValue stored nothing: its value now is its old one.
+        willMutate(slot: slot)
         noteChange(slot: slot)
     }
 
     /// About to store a new value in `slot`: the context's current event keeps the old one.
+    /// An object inserted in the current event has no old values to keep (and this check
+    /// costs no look-up of the context, which matters when importing many objects).
     @inline(__always)
     func willMutate(slot: Int) {
+        guard !state.isEventInsertion else { return }
         managedObjectContext?.noteEventChange(of: self, slot: slot)
     }
 
     /// Records that the property in `slot` changed, so the context saves the object.
+    /// (Callers that store a value call ``willMutate(slot:)`` first.)
     func noteChange(slot: Int) {
-        // A change announced only by will/didChangeValue stored nothing: its value now is its old one.
-        willMutate(slot: slot)
         state.lastChangedSlot = slot
         state.changedSlots.insert(slot)
         guard !state.isUpdated else { return }

@@ -313,7 +313,7 @@ struct ManagedObjectState {
     var isEventInsertion = false
     /// The value each property had before its first change in the context's current
     /// event (by slot): `changedValuesForCurrentEvent()` and undo read it.
-    var eventOldValues: [Int: Any?] = [:]
+    var eventOldValues = EventOldValues()
     /// The members of a to-many relationship when `willChangeValue(forKey:withSetMutation:using:)`
     /// announced a change, by key, until the matching `didChangeValue`.
     var pendingSetMutations: [String: [NSManagedObject]] = [:]

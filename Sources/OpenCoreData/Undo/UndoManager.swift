@@ -147,10 +147,7 @@ open class UndoManager {
         }
         post(.NSUndoManagerWillUndoChange)
         isUndoing = true
-        let depth = openGroups.count
-        openGroup(goesToRedoStack: true).actionName = group.actionName
-        group.perform()
-        while openGroups.count > depth { closeGroup() }
+        record(into: .redo, named: group.actionName) { group.perform() }
         isUndoing = false
         post(.NSUndoManagerDidUndoChange)
     }
@@ -166,10 +163,7 @@ open class UndoManager {
         guard let group = redoStack.popLast() else { return }
         post(.NSUndoManagerWillRedoChange)
         isRedoing = true
-        let depth = openGroups.count
-        openGroup(goesToRedoStack: false).actionName = group.actionName
-        group.perform()
-        while openGroups.count > depth { closeGroup() }
+        record(into: .undo, named: group.actionName) { group.perform() }
         isRedoing = false
         post(.NSUndoManagerDidRedoChange)
     }
@@ -233,6 +227,26 @@ open class UndoManager {
     private var groupToUndo: UndoGroup? {
         if let open = openGroups.first, !open.goesToRedoStack, !open.isEmpty { return open }
         return undoStack.last
+    }
+
+    private enum Stack { case undo, redo }
+
+    /// Runs `actions` (an undo or a redo) with a group open for what they register, and
+    /// puts that group on `stack` as one entry, even when a group of the caller is open.
+    private func record(into stack: Stack, named name: String, _ actions: () -> Void) {
+        let depth = openGroups.count
+        let group = openGroup(goesToRedoStack: stack == .redo)
+        group.actionName = name
+        actions()
+        while openGroups.count > depth + 1 { closeGroup() }  // groups the actions left open
+        openGroups.removeLast()
+        if openGroups.isEmpty { isAutomaticGroupOpen = false }
+        guard !group.isEmpty else { return }
+        switch stack {
+        case .undo: undoStack.append(group)
+        case .redo: redoStack.append(group)
+        }
+        trim()
     }
 
     @discardableResult

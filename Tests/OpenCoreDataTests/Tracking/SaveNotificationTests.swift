@@ -56,3 +56,36 @@ final class SaveNotificationTests: TrackingTestCase {
         XCTAssertEqual(merged.last?.userInfo?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID>, [trail.objectID])
     }
 }
+
+/// mergeChanges(fromContextDidSave:) with the objects of a did-save notification.
+final class MergeNotificationTests: TrackingTestCase {
+    func testADidSaveNotificationFromAnotherContextIsMergedAndReported() throws {
+        let kept = try savedTrail("Kepler")
+        let doomed = try savedTrail("Heaphy")
+        let background = container.newBackgroundContext()
+        var saved: Notification?
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: background, queue: nil) {
+            saved = $0
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try background.performAndWait {
+            try background.existingObject(with: kept.objectID).setValue(4.4, forKey: "rating")
+            background.delete(try background.existingObject(with: doomed.objectID))
+            NSEntityDescription.insertNewObject(forEntityName: "Trail", into: background).setValue("Milford", forKey: "name")
+            try background.save()
+        }
+        kept.setValue("Kepler Track", forKey: "name")  // an unsaved change of our own
+        context.processPendingChanges()
+
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.mergeChanges(fromContextDidSave: try XCTUnwrap(saved))
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey, NSInsertedObjectsKey, NSUpdatedObjectsKey])
+        XCTAssertEqual(recorder.objects(NSUpdatedObjectsKey), [kept])
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [doomed])
+        XCTAssertEqual(recorder.objects(NSInsertedObjectsKey).map { $0.value(forKey: "name") as? String }, ["Milford"])
+        XCTAssertEqual(kept.value(forKey: "rating") as? Double, 4.4)
+        XCTAssertEqual(kept.value(forKey: "name") as? String, "Kepler Track", "the merge keeps our unsaved change")
+        XCTAssertNil(doomed.managedObjectContext)
+    }
+}

@@ -86,6 +86,7 @@ final class UndoManagerTests: XCTestCase {
         XCTAssertEqual(manager.groupingLevel, 1)
         manager.undoNestedGroup()
         XCTAssertEqual(counter.value, 1, "only the nested group")
+        XCTAssertTrue(manager.canRedo, "what it did went to the redo stack")
         manager.endUndoGrouping()
         manager.undo()
         XCTAssertEqual(counter.value, 0)
