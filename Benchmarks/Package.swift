@@ -39,6 +39,14 @@ let package = Package(
             path: "Sources/FetchBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The fetched results controller over 100,000 objects in 50 sections:
+        // `swift run -c release --package-path Benchmarks frc-benchmarks`.
+        .executableTarget(
+            name: "frc-benchmarks",
+            dependencies: [.product(name: "OpenCoreData", package: rootPackageIdentity)],
+            path: "Sources/FetchedResultsBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // Object-graph work (relationships, cascades): `swift run -c release --package-path Benchmarks graph-benchmarks`.
         .executableTarget(
             name: "graph-benchmarks",
