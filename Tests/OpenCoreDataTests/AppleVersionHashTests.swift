@@ -249,4 +249,49 @@ final class AppleVersionHashTests: StoreTestCase {
             XCTAssertEqual((error as NSError).code, NSPersistentStoreIncompatibleVersionHashError)
         }
     }
+
+    /// A container on Model A version 2 over this test's store file. The entities use
+    /// `NSManagedObject`: class names play no part in the hash.
+    private func openModelA2Container() throws -> NSPersistentContainer {
+        let model = makeModelA(version: 2)
+        for entity in model.entities { entity.managedObjectClassName = "NSManagedObject" }
+        let container = NSPersistentContainer(name: "ModelA", managedObjectModel: model)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL())]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
+    /// After Core Data migrates a store across an entity rename (through the renaming
+    /// identifier), `Z_PRIMARYKEY.Z_NAME` keeps the old name, and Core Data still opens
+    /// the store: entity numbers, not names, tie rows to entities.
+    func testAnOldEntityNameLeftInZNameDoesNotStopTheStore() throws {
+        do {
+            let writer = try openModelA2Container()
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: writer.viewContext)
+            pet.setValue("Rex", forKey: "name")
+            try writer.viewContext.save()
+            for store in writer.persistentStoreCoordinator.persistentStores {
+                try writer.persistentStoreCoordinator.remove(store)
+            }
+        }
+        let database = try SQLiteDatabase(path: storeURL().path)
+        try database.executeUncached("UPDATE Z_PRIMARYKEY SET Z_NAME = 'Animal' WHERE Z_NAME = 'Pet'")
+        database.close()
+
+        let reader = try openModelA2Container()
+        let pets = try reader.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Pet"))
+        XCTAssertEqual(pets.map { $0.value(forKey: "name") as? String }, ["Rex"])
+    }
+
+    func testAMissingEntityNumberStillStopsTheStore() throws {
+        try openEngine(makeModelA(version: 2)).close()
+        let database = try SQLiteDatabase(path: storeURL().path)
+        try database.executeUncached("DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'User'")
+        database.close()
+        XCTAssertThrowsError(try openEngine(makeModelA(version: 2))) { error in
+            XCTAssertEqual((error as NSError).code, NSPersistentStoreIncompatibleSchemaError)
+        }
+    }
 }
