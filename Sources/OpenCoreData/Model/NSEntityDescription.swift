@@ -121,6 +121,8 @@ open class NSEntityDescription: CustomStringConvertible {
         let hashed = properties.filter { property in
             (property is NSAttributeDescription || property is NSRelationshipDescription) && !property.isTransient
         }
+        // Core Data sorts by `NSString.compare(_:)` on the names; for the names a model
+        // holds (identifiers) that is the order of Swift's `<`.
         for property in hashed.sorted(by: { $0.name < $1.name }) {
             hasher.add(bytes: property.versionHash)
         }
