@@ -48,8 +48,16 @@ open class NSAttributeDescription: NSPropertyDescription {
 
     public override init() { super.init() }
 
-    override func versionHashComponents() -> [String] {
-        super.versionHashComponents() + [String(attributeType.rawValue), allowsExternalBinaryDataStorage ? "1" : "0"]
+    /// Core Data's attribute hash: the shared property hash, the attribute type as a
+    /// 32-bit number, then one byte 1 for external binary storage and one for keeping
+    /// the value in history after deletion (each only when set).
+    override func computeVersionHash() -> Data {
+        var hasher = VersionHasher()
+        hasher.add(bytes: super.computeVersionHash())
+        hasher.add(uint32: UInt32(truncatingIfNeeded: attributeType.rawValue))
+        if allowsExternalBinaryDataStorage { hasher.add(byte: 1) }
+        if preservesValueInHistoryOnDeletion { hasher.add(byte: 1) }
+        return hasher.finalize()
     }
 
     open override var description: String {

@@ -104,13 +104,34 @@ open class NSEntityDescription: CustomStringConvertible {
         return false
     }
 
-    /// A hash of everything about the entity that affects the store schema.
+    /// A hash of everything about the entity that affects the store schema: the same 32
+    /// bytes Core Data computes, so a store written by Apple's Core Data opens with the
+    /// same model.
+    ///
+    /// Core Data hashes the name, a byte 1 when abstract, the parent's version hash (so
+    /// a change to a parent changes its descendants), the hashes of all persistent
+    /// attributes and relationships, inherited ones included, in name order, the version
+    /// hash modifier, and finally each uniqueness constraint declared on this entity,
+    /// its names joined by `.`, in sorted order.
     public var versionHash: Data {
-        var components = [name ?? "", isAbstract ? "1" : "0", superentity?.name ?? "", versionHashModifier ?? ""]
-        for property in ownProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
-            components.append(property.versionHash.base64EncodedString())
+        var hasher = VersionHasher()
+        hasher.add(name)
+        hasher.add(byte: isAbstract ? 1 : 0)
+        if let superentity { hasher.add(bytes: superentity.versionHash) }
+        let hashed = properties.filter { property in
+            (property is NSAttributeDescription || property is NSRelationshipDescription) && !property.isTransient
         }
-        return Data(components.hashBytes)
+        // Core Data sorts by `NSString.compare(_:)` on the names; for the names a model
+        // holds (identifiers) that is the order of Swift's `<`.
+        for property in hashed.sorted(by: { $0.name < $1.name }) {
+            hasher.add(bytes: property.versionHash)
+        }
+        hasher.add(versionHashModifier)
+        let constraintKeys = uniquenessConstraints.map { constraint in
+            constraint.map { element in (element as? NSPropertyDescription)?.name ?? "\(element)" }.joined(separator: ".")
+        }
+        for key in constraintKeys.sorted() where !key.isEmpty { hasher.add(key) }
+        return hasher.finalize()
     }
 
     /// Called when the property list or a property name changes.

@@ -28,21 +28,23 @@ open class NSPropertyDescription: CustomStringConvertible {
 
     public init() { self.name = "" }
 
-    /// A hash of the properties of this description that affect the store schema.
+    /// A hash of the properties of this description that affect the store schema: the
+    /// same 32 bytes Core Data computes, so hashes recorded by Apple's Core Data match.
     /// Two models whose properties have equal hashes can open the same store.
-    public var versionHash: Data { Data(versionHashComponents().hashBytes) }
+    public var versionHash: Data { computeVersionHash() }
 
-    /// The strings that make up the version hash; subclasses add their own.
-    func versionHashComponents() -> [String] {
-        [name, isOptional ? "1" : "0", isTransient ? "1" : "0", versionHashModifier ?? ""]
+    /// Core Data's hash of what every property shares: the name, then the flags as a
+    /// 16-bit number (1 optional, 2 transient, 4 read-only; read-only is never set
+    /// here), then the version hash modifier. Subclasses hash this with their own fields.
+    func computeVersionHash() -> Data {
+        var hasher = VersionHasher()
+        hasher.add(name)
+        hasher.add(uint16: (isOptional ? 1 : 0) | (isTransient ? 2 : 0))
+        hasher.add(versionHashModifier)
+        return hasher.finalize()
     }
 
     open var description: String {
         "(\(type(of: self))), name \(name), isOptional \(isOptional ? 1 : 0), isTransient \(isTransient ? 1 : 0), entity \(entity?.name ?? "(null)")"
     }
-}
-
-extension [String] {
-    /// SHA-256 over the components joined unambiguously (length-prefixed).
-    var hashBytes: [UInt8] { VersionHashing.hash(self) }
 }

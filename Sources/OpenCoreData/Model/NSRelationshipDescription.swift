@@ -38,12 +38,21 @@ open class NSRelationshipDescription: NSPropertyDescription {
     var destinationEntityName: String?
     var inverseName: String?
 
-    override func versionHashComponents() -> [String] {
-        super.versionHashComponents() + [
-            destinationEntity?.name ?? destinationEntityName ?? "",
-            inverseRelationship?.name ?? inverseName ?? "",
-            isToMany ? "1" : "0", isOrdered ? "1" : "0",
-        ]
+    /// Core Data's relationship hash: the shared property hash, the destination entity's
+    /// name, the inverse relationship's name (left out when the relationship is its own
+    /// inverse), `maxCount` and `minCount` as 32-bit numbers, and for an ordered
+    /// relationship a 16-bit 1. The delete rule is not part of it.
+    override func computeVersionHash() -> Data {
+        var hasher = VersionHasher()
+        hasher.add(bytes: super.computeVersionHash())
+        hasher.add(destinationEntity?.name ?? destinationEntityName)
+        if inverseRelationship !== self {
+            hasher.add(inverseRelationship?.name ?? inverseName)
+        }
+        hasher.add(uint32: UInt32(truncatingIfNeeded: maxCount))
+        hasher.add(uint32: UInt32(truncatingIfNeeded: minCount))
+        if isOrdered { hasher.add(uint16: 1) }
+        return hasher.finalize()
     }
 
     open override var description: String {

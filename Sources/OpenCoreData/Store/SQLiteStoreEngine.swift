@@ -299,15 +299,20 @@ final class SQLiteStoreEngine {
         return metadata
     }
 
-    /// Checks that `Z_PRIMARYKEY` numbers the entities as this schema does.
+    /// Checks that `Z_PRIMARYKEY` has a row for each of the schema's entity numbers, with
+    /// the same parent number. Entity numbers, not the names in `Z_NAME`, tie rows to
+    /// entities: after a migration renames an entity through its renaming identifier,
+    /// Core Data keeps the old name in `Z_NAME` and still opens the store with the new
+    /// model. (The version hashes, checked before, already cover the entity names.)
     private func checkEntityNumbers() throws {
-        let statement = try database.statement("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
+        let statement = try database.statement("SELECT Z_ENT, Z_SUPER FROM Z_PRIMARYKEY")
         defer { statement.reset() }
-        var stored: [Int: String] = [:]
-        while try statement.step() { stored[Int(statement.int64(0))] = statement.string(1) }
-        for mapped in schema.entities where stored[mapped.number] != mapped.entity.name {
+        var storedSuper: [Int: Int] = [:]
+        while try statement.step() { storedSuper[Int(statement.int64(0))] = Int(statement.int64(1)) }
+        for mapped in schema.entities where storedSuper[mapped.number] != mapped.superNumber {
+            let found = storedSuper[mapped.number].map { "has parent \($0)" } ?? "has no row"
             throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [
-                NSLocalizedDescriptionKey: "Z_PRIMARYKEY numbers entity \(mapped.number) as \(stored[mapped.number] ?? "nothing"), but the model's entity \(mapped.number) is \(mapped.entity.name ?? "(null)")."
+                NSLocalizedDescriptionKey: "Z_PRIMARYKEY entity \(mapped.number) \(found), but the model's entity \(mapped.number) (\(mapped.entity.name ?? "(null)")) has parent \(mapped.superNumber)."
             ])
         }
     }
