@@ -1,4 +1,5 @@
-/// The book's script: theme toggle, search over `window.BOOK_INDEX`, live reload.
+/// The book's script: theme toggle, search over `window.BOOK_INDEX`, the sidebar, keyboard
+/// shortcuts, copy buttons, live reload.
 enum BookScript {
     static let javaScript = #"""
     (function () {
@@ -73,6 +74,105 @@ enum BookScript {
           if (event.key === "Enter") { var first = list.querySelector("a"); if (first) window.location.href = first.href; }
         });
       }
+
+      // The sidebar: the current chapter in view; on narrow screens it opens over the text.
+      var sidebar = document.getElementById("sidebar");
+      var sidebarToggle = document.getElementById("sidebar-toggle");
+      if (sidebar) {
+        var currentEntry = sidebar.querySelector('[aria-current="page"]');
+        if (currentEntry && currentEntry.scrollIntoView) currentEntry.scrollIntoView({ block: "center" });
+        // Clicking a chapter's title follows the link; only the marker opens or closes it.
+        sidebar.querySelectorAll("summary a").forEach(function (a) {
+          a.addEventListener("click", function (event) { event.stopPropagation(); });
+        });
+      }
+      function setSidebarOpen(open) {
+        document.body.classList.toggle("sidebar-open", open);
+        if (sidebarToggle) sidebarToggle.setAttribute("aria-expanded", open ? "true" : "false");
+      }
+      if (sidebarToggle) sidebarToggle.addEventListener("click", function () {
+        setSidebarOpen(!document.body.classList.contains("sidebar-open"));
+      });
+      if (sidebar) sidebar.addEventListener("click", function (event) {
+        if (event.target.closest && event.target.closest("a")) setSidebarOpen(false);
+      });
+
+      // The section being read is marked in the sidebar as the page scrolls.
+      var sectionLinks = sidebar ? Array.prototype.slice.call(sidebar.querySelectorAll('.sidebar-sections a[href^="#"]')) : [];
+      function markReading() {
+        var reading = null;
+        sectionLinks.forEach(function (link) {
+          var target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+          if (target && target.getBoundingClientRect().top < 120) reading = link;
+        });
+        sectionLinks.forEach(function (link) { link.classList.toggle("reading", link === reading); });
+      }
+      if (sectionLinks.length) {
+        window.addEventListener("scroll", markReading, { passive: true });
+        markReading();
+      }
+
+      // Keyboard: ← and → turn the page, / goes to search, Escape closes the sidebar.
+      document.addEventListener("keydown", function (event) {
+        if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+        var target = event.target;
+        var typing = target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+        if (event.key === "Escape") setSidebarOpen(false);
+        if (typing) return;
+        if (event.key === "/" && input) { event.preventDefault(); input.focus(); input.select(); return; }
+        var rel = event.key === "ArrowLeft" ? "prev" : (event.key === "ArrowRight" ? "next" : null);
+        if (!rel) return;
+        var link = document.querySelector('.pager a[rel="' + rel + '"]');
+        if (link) { event.preventDefault(); window.location.href = link.href; }
+      });
+
+      // A copy button on every code block. The clipboard API needs a secure context, which a
+      // page opened from file:// may not be; a hidden text area and execCommand cover that.
+      function copyText(text, done) {
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(fallbackCopy(text)); });
+        } else {
+          done(fallbackCopy(text));
+        }
+      }
+      function fallbackCopy(text) {
+        var area = document.createElement("textarea");
+        area.value = text;
+        area.setAttribute("readonly", "");
+        area.style.position = "fixed";
+        area.style.opacity = "0";
+        document.body.appendChild(area);
+        area.select();
+        var copied = false;
+        try { copied = document.execCommand("copy"); } catch (e) { copied = false; }
+        document.body.removeChild(area);
+        return copied;
+      }
+      document.querySelectorAll("pre.code").forEach(function (pre) {
+        var wrapper = document.createElement("div");
+        wrapper.className = "code-block";
+        pre.parentNode.insertBefore(wrapper, pre);
+        wrapper.appendChild(pre);
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "copy-button";
+        button.textContent = "Copy";
+        button.setAttribute("aria-label", "Copy this code");
+        button.addEventListener("click", function () {
+          copyText(pre.textContent, function (copied) {
+            button.textContent = copied ? "Copied" : "Press Ctrl+C";
+            if (!copied) {
+              var range = document.createRange();
+              range.selectNodeContents(pre);
+              var selection = window.getSelection();
+              selection.removeAllRanges();
+              selection.addRange(range);
+            }
+            setTimeout(function () { button.textContent = "Copy"; }, 1500);
+          });
+        });
+        wrapper.appendChild(button);
+      });
 
       // Live reload, only when served by `workbook serve`.
       if (window.location.protocol === "http:" || window.location.protocol === "https:") {
