@@ -328,6 +328,8 @@ struct PredicateLexer {
         if isInteger, let value = Int(text) { return .integer(value) }
         if text.hasPrefix(".") { text = "0" + text }
         guard let value = Double(text) else { throw error(.invalidNumber, at: start, "malformed number") }
+        // Infinity has no literal: it would print as `inf`, which reads back as a key path.
+        guard value.isFinite else { throw error(.invalidNumber, at: start, "number \(text) is too large for a double") }
         return .double(value)
     }
 
