@@ -27,6 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 WIDTHS = (1280, 390)
+SHOTS = "."
 failures = []
 
 
@@ -279,6 +280,43 @@ def listening_addresses(port):
     return found
 
 
+def check_practice(driver, chapter):
+    """Edit the example in the page, run it, compare with the book, save it to the file."""
+    time.sleep(0.5)
+    buttons = driver.find_elements(By.CSS_SELECTOR, "figure.snippet .edit-button")
+    check(len(buttons) == 1, f"a served page offers Edit on its example ({len(buttons)} buttons)")
+    if not buttons:
+        return
+    buttons[0].click()
+    area = driver.find_element(By.CSS_SELECTOR, ".practice-code")
+    check(area.get_attribute("value") == "print(1 + 2)\n", "the editor holds the example's code")
+    area.clear()
+    area.send_keys("print(2 + 2)")
+    driver.find_element(By.XPATH, "//div[@class='practice-actions']/button[text()='Run']").click()
+    verdict = None
+    deadline = time.time() + 180
+    while time.time() < deadline and verdict is None:
+        found = driver.find_elements(By.CSS_SELECTOR, ".practice-verdict")
+        verdict = found[0].text if found else None
+        time.sleep(0.2)
+    output = driver.find_elements(By.CSS_SELECTOR, ".practice-output")
+    check(verdict is not None and "Differs" in verdict and output and output[0].text.strip() == "4",
+          f"running an edit shows its output and that it differs from the book ({verdict!r})")
+    with open(chapter) as file:
+        check("print(1 + 2)" in file.read(), "running an edit leaves the chapter file alone")
+    area.clear()
+    area.send_keys("print(3)")
+    driver.find_element(By.XPATH, "//div[@class='practice-actions']/button[text()='Save to chapter']").click()
+    saved = False
+    deadline = time.time() + 10
+    while time.time() < deadline and not saved:
+        with open(chapter) as file:
+            saved = "print(3)\n```" in file.read()
+        time.sleep(0.1)
+    check(saved, "Save writes the edit into the chapter file")
+    driver.save_screenshot(os.path.join(SHOTS, "serve-practice.png"))
+
+
 def check_serve(driver, workbook, build_path):
     root = tempfile.mkdtemp(prefix="book-serve-")
     process = None
@@ -286,12 +324,13 @@ def check_serve(driver, workbook, build_path):
         os.makedirs(os.path.join(root, "Chapters"))
         chapter = os.path.join(root, "Chapters", "01-serve-test.md")
         with open(chapter, "w") as file:
-            file.write("# Serve test\n\nThe first version of this page.\n")
+            file.write("# Serve test\n\nThe first version of this page.\n\n"
+                       "```swift\nprint(1 + 2)\n```\n\n```output\n3\n```\n")
         port = free_port()
         process = subprocess.Popen([workbook, "serve", "--root", root, "--port", str(port), "--build-path", build_path],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         url = f"http://127.0.0.1:{port}/01-serve-test.html"
-        deadline = time.time() + 60
+        deadline = time.time() + 180  # the first build compiles and runs the chapter
         while time.time() < deadline:
             try:
                 urllib.request.urlopen(url, timeout=2).read()
@@ -319,6 +358,7 @@ def check_serve(driver, workbook, build_path):
         check(seen is not None and seen <= 2.0,
               "an edited chapter appears in the open page within 2 seconds"
               + (f" ({seen:.2f} s)" if seen is not None else " (not within 10 s)"))
+        check_practice(driver, chapter)
     finally:
         if process:
             process.terminate()
@@ -333,7 +373,9 @@ def main():
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
+    global SHOTS
     book, workbook, build_path, shots = sys.argv[1:]
+    SHOTS = shots
     os.makedirs(shots, exist_ok=True)
     chapters = sorted(name for name in os.listdir(book) if name.endswith(".html") and name[:2].isdigit())
     pages = ["index.html"] + chapters

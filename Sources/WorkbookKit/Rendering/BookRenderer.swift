@@ -65,7 +65,7 @@ public struct BookRenderer {
             next: next.map { ($0.fileName, $0.title) })
         return PageLayout.page(
             title: "\(page.title) · \(bookTitle)", bookTitle: bookTitle, sidebar: sidebar,
-            main: "<article>\n\(page.article)</article>\n", pager: pager)
+            main: "<article data-chapter=\"\(page.chapterFileName)\">\n\(page.article)</article>\n", pager: pager)
     }
 
     /// The full HTML of the index page.

@@ -1,5 +1,6 @@
 /// The book's script: theme toggle, search over `window.BOOK_INDEX`, the sidebar, keyboard
-/// shortcuts, copy buttons, live reload.
+/// shortcuts, copy buttons, live reload, and (on pages `workbook serve` serves) editing,
+/// running and saving the examples.
 enum BookScript {
     static let javaScript = #"""
     (function () {
@@ -174,7 +175,130 @@ enum BookScript {
         wrapper.appendChild(button);
       });
 
-      // Live reload, only when served by `workbook serve`.
+      // Practising in the page: only pages `workbook serve` serves carry its secret.
+      var secretMeta = document.querySelector('meta[name="workbook-secret"]');
+      var article = document.querySelector("article[data-chapter]");
+      var unsavedEdits = 0;
+      function post(path, edit, done) {
+        var request = new XMLHttpRequest();
+        request.open("POST", path);
+        request.setRequestHeader("Content-Type", "application/json");
+        request.setRequestHeader("X-Workbook-Secret", secretMeta.getAttribute("content"));
+        request.onload = function () {
+          var body = null;
+          try { body = JSON.parse(request.responseText); } catch (e) { body = null; }
+          done(request.status, body, request.responseText);
+        };
+        request.onerror = function () { done(0, null, "the server did not answer (is workbook serve still running?)"); };
+        request.send(JSON.stringify(edit));
+      }
+      function element(tag, className, text) {
+        var e = document.createElement(tag);
+        if (className) e.className = className;
+        if (text !== undefined) e.textContent = text;
+        return e;
+      }
+      function addEditor(figure) {
+        var wrapper = figure.querySelector(".code-block");
+        var pre = wrapper && wrapper.querySelector("pre.code");
+        var index = parseInt(figure.id.replace("snippet-", ""), 10);
+        if (!pre || isNaN(index)) return;
+        var original = pre.textContent;
+        var edit = element("button", "edit-button", "Edit");
+        edit.type = "button";
+        edit.setAttribute("aria-label", "Edit and run this example");
+        wrapper.appendChild(edit);
+        var panel = element("div", "practice");
+        panel.hidden = true;
+        var area = element("textarea", "practice-code");
+        area.spellcheck = false;
+        area.setAttribute("aria-label", "The example's code, editable");
+        var actions = element("div", "practice-actions");
+        var run = element("button", null, "Run"), save = element("button", null, "Save to chapter"), cancel = element("button", null, "Close");
+        [run, save, cancel].forEach(function (b) { b.type = "button"; actions.appendChild(b); });
+        var status = element("span", "practice-status");
+        status.setAttribute("role", "status");
+        actions.appendChild(status);
+        var result = element("div", "practice-result");
+        result.hidden = true;
+        panel.appendChild(area);
+        panel.appendChild(actions);
+        panel.appendChild(result);
+        wrapper.parentNode.insertBefore(panel, wrapper.nextSibling);
+        var dirty = false;
+        function setDirty(value) {
+          if (value !== dirty) unsavedEdits += value ? 1 : -1;
+          dirty = value;
+        }
+        area.addEventListener("input", function () { setDirty(area.value !== original); });
+        area.addEventListener("keydown", function (event) {
+          if (event.key === "Tab" && !event.shiftKey) {
+            event.preventDefault();
+            var start = area.selectionStart;
+            area.setRangeText("    ", start, area.selectionEnd, "end");
+            setDirty(area.value !== original);
+          }
+          if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); run.click(); }
+        });
+        edit.addEventListener("click", function () {
+          area.value = dirty ? area.value : original;
+          area.rows = Math.min(30, Math.max(4, original.split("\n").length + 1));
+          panel.hidden = false;
+          wrapper.hidden = true;
+          area.focus();
+        });
+        cancel.addEventListener("click", function () {
+          panel.hidden = true;
+          wrapper.hidden = false;
+          edit.focus();
+        });
+        function edited() {
+          return { chapter: article.getAttribute("data-chapter"), snippet: index, code: area.value, original: original };
+        }
+        function busy(on, text) {
+          run.disabled = save.disabled = on;
+          status.textContent = text;
+        }
+        run.addEventListener("click", function () {
+          busy(true, "Running… (the chapter is compiled and run, which takes a while)");
+          post("/__run", edited(), function (code, report, text) {
+            busy(false, "");
+            while (result.firstChild) result.removeChild(result.firstChild);
+            result.hidden = false;
+            if (code !== 200 || !report) {
+              result.appendChild(element("p", "practice-verdict practice-differs", "Not run: " + text));
+              return;
+            }
+            result.appendChild(element("p", "practice-verdict " + (report.matches ? "practice-matches" : "practice-differs"),
+              (report.matches ? "✓ Matches the book's output" : "✗ Differs from the book's output") + " (" + report.outcome + ")"));
+            var output = element("pre", "practice-output");
+            var samp = element("samp");
+            report.output.forEach(function (segment) {
+              samp.appendChild(element("span", segment.stream === "stderr" ? "stderr" : null, segment.text));
+            });
+            if (!report.output.length) samp.textContent = "(no output)";
+            output.appendChild(samp);
+            result.appendChild(output);
+            if (report.diff) {
+              result.appendChild(element("p", "practice-label", "From the book's output to yours:"));
+              result.appendChild(element("pre", "practice-diff", report.diff));
+            }
+            report.problems.forEach(function (problem) { result.appendChild(element("p", "practice-problem", problem)); });
+          });
+        });
+        save.addEventListener("click", function () {
+          busy(true, "Saving…");
+          post("/__save", edited(), function (code, body, text) {
+            busy(false, code === 200 ? "Saved to Chapters/" + article.getAttribute("data-chapter") + "; the page reloads when the book is rebuilt." : "Not saved: " + text);
+            if (code === 200) { original = area.value; setDirty(false); }
+          });
+        });
+      }
+      if (secretMeta && article) {
+        document.querySelectorAll("figure.snippet:not(.mode-ignore)").forEach(addEditor);
+      }
+
+      // Live reload, only when served by `workbook serve`; never over an unsaved edit.
       if (window.location.protocol === "http:" || window.location.protocol === "https:") {
         var known = null;
         function poll() {
@@ -183,7 +307,16 @@ enum BookScript {
           request.onload = function () {
             var version = parseInt(request.responseText, 10);
             if (request.status === 200 && !isNaN(version)) {
-              if (known !== null && version !== known) { window.location.reload(); return; }
+              if (known !== null && version !== known) {
+                if (unsavedEdits === 0) { window.location.reload(); return; }
+                var notice = document.getElementById("reload-notice");
+                if (!notice) {
+                  notice = element("p", "reload-notice", "The book was rebuilt. Save or close your edits, then reload the page.");
+                  notice.id = "reload-notice";
+                  notice.setAttribute("role", "status");
+                  document.body.insertBefore(notice, document.body.firstChild);
+                }
+              }
               known = version;
             }
             setTimeout(poll, 1000);

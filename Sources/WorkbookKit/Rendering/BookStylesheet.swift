@@ -65,6 +65,24 @@ enum BookStylesheet {
     .copy-button { position: absolute; top: 0.35rem; right: 0.35rem; padding: 0.05rem 0.45rem; font: 0.75rem/1.4 system-ui, sans-serif;
       border: 1px solid var(--rule); border-radius: 4px; background: var(--bg); color: var(--fg); cursor: pointer; opacity: 0.85; }
     .copy-button:hover, .copy-button:focus-visible { opacity: 1; }
+    .edit-button { position: absolute; top: 0.35rem; right: 4rem; padding: 0.05rem 0.45rem; font: 0.75rem/1.4 system-ui, sans-serif;
+      border: 1px solid var(--rule); border-radius: 4px; background: var(--bg); color: var(--fg); cursor: pointer; }
+    .practice { margin: 0; }
+    .practice-code { display: block; width: 100%; padding: 0.75rem 1rem; border: 1px solid var(--link); border-radius: 6px;
+      background: var(--code-bg); color: var(--fg); font: 0.9em/1.5 ui-monospace, "SF Mono", Menlo, Consolas, monospace; tab-size: 4; }
+    .practice-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.4rem 0; }
+    .practice-actions button { border: 1px solid var(--rule); background: var(--code-bg); color: var(--fg); border-radius: 6px;
+      padding: 0.15rem 0.6rem; cursor: pointer; font: inherit; font-size: 0.9em; }
+    .practice-status { color: var(--muted); font-size: 0.9em; }
+    .practice-result { border-left: 4px solid var(--out-rule); background: var(--out-bg); border-radius: 0 6px 6px 0; padding: 0.25rem 0; }
+    .practice-result .stderr { color: var(--err); font-style: italic; }
+    .practice-verdict { margin: 0.25rem 1rem; font-weight: 600; }
+    .practice-matches { color: var(--fg); }
+    .practice-differs, .practice-problem { color: var(--err); }
+    .practice-label { margin: 0.25rem 1rem; font-size: 0.9em; }
+    .practice-problem { margin: 0.25rem 1rem; font-size: 0.9em; }
+    .reload-notice { position: sticky; top: 0; z-index: 5; margin: 0; padding: 0.5rem 1rem; background: var(--callout-bg);
+      border-bottom: 2px solid var(--callout-rule); text-align: center; }
     body { margin: 0; background: var(--bg); color: var(--fg);
       font: 17px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
     a { color: var(--link); }
@@ -129,7 +147,7 @@ enum BookStylesheet {
         --hl-comment: #5d6c79; --hl-attribute: #947100; --hl-directive: #643820; --hl-label: #3e6d74;
         color-scheme: light;
       }
-      .topbar, .pager, .anchor, #search-results, .sidebar, .skip-link, .copy-button { display: none !important; }
+      .topbar, .pager, .anchor, #search-results, .sidebar, .skip-link, .copy-button, .edit-button, .practice, .reload-notice { display: none !important; }
       .layout { display: block; }
       blockquote.callout.on-linux { background: none; border-left-color: #000; }
       body { font-size: 11pt; background: #fff; color: #000; }

@@ -13,6 +13,9 @@ struct ChapterPage {
 
     /// The page's file name, e.g. `01-first-program.html`.
     let fileName: String
+    /// The chapter's file name in `Chapters/`, e.g. `01-first-program.md`, which the page
+    /// names when a reader runs or saves an edit.
+    let chapterFileName: String
     let title: String
     /// The article, without the surrounding layout.
     let article: HTML
@@ -21,6 +24,7 @@ struct ChapterPage {
 
     init(chapter: Chapter, run: ChapterRun?) {
         fileName = ChapterPage.fileName(for: chapter)
+        chapterFileName = chapter.fileName
         title = chapter.title
         var anchors = AnchorNamer()
         var sections: [Section] = []
