@@ -213,6 +213,10 @@ final class PredicateParserTests: XCTestCase {
         assertFormat("FUNCTION({1}, 'valueForKeyPath:', 'self.@count') == 1", "{1}.#self.@count == 1")
         assertFormat("FUNCTION(x, 'valueForKeyPath:', 'a b') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"a b\") == 1")
         assertFormat("FUNCTION(x, 'valueForKeyPath:', '') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"\") == 1")
+        // Each level of a chain of indexes is printed once (printing the base twice per
+        // level made 40 levels take 2^40 steps; found by fuzzing).
+        let chain = "a" + String(repeating: "[FIRST]", count: 40) + " == 1"
+        assertFormat(chain, chain)
     }
 
     func testParsedClassesAndTree() throws {

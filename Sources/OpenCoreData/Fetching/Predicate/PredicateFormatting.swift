@@ -163,7 +163,9 @@ enum PredicateFormatter {
             return operands[0] + " " + symbol + " " + operands[1]
         }
         if name == "objectFrom:withIndex:", arguments.count == 2 {
-            return postfixBase(arguments[0]) + "[" + args[1] + "]"
+            // args[0] is already printed: printing arguments[0] again at every level of
+            // `a[0][0]…` would double the work per level (found by fuzzing).
+            return (printsAsPostfixBase(arguments[0]) ? args[0] : "(" + args[0] + ")") + "[" + args[1] + "]"
         }
         if name == "castObject:toType:", arguments.count == 2 {
             return "CAST(" + args[0] + ", " + args[1] + ")"
