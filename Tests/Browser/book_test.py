@@ -232,6 +232,20 @@ def check_reading(driver, book, chapters, shots):
     check(not problems, f"text contrast is at least 4.5:1 in the {other} theme"
           + "".join("\n        " + p for p in problems[:10]))
 
+    # Print: no navigation, every solution shown (closed or not).
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    hidden_navigation = driver.execute_script("""
+      return ['.topbar', '.sidebar', '.pager', '.copy-button'].every(function (s) {
+        return Array.prototype.every.call(document.querySelectorAll(s), function (e) { return !e.getClientRects().length; });
+      })""")
+    check(hidden_navigation, "printing leaves out the top bar, sidebar, pager and copy buttons")
+    solutions = driver.execute_script("""
+      var blocks = document.querySelectorAll('details.solution pre.code');
+      return [blocks.length, Array.prototype.filter.call(blocks, function (e) { return e.getBoundingClientRect().height > 0; }).length]""")
+    check(solutions[0] > 0 and solutions[0] == solutions[1],
+          f"printing shows every solution ({solutions[1]} of {solutions[0]} visible)")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
     # Narrow screens: the sidebar is hidden until the toggle opens it.
     set_width(driver, 390)
     driver.refresh()

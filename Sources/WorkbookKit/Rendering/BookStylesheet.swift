@@ -157,6 +157,8 @@ enum BookStylesheet {
       .output .stderr { color: #000; font-style: italic; }
       details.solution { border: none; padding: 0; }
       details.solution > summary { list-style: none; }
+      /* Solutions print even when closed (the script also opens them before printing). */
+      details.solution::details-content { content-visibility: visible; display: block; }
       figure { break-inside: avoid; }
     }
     """#
