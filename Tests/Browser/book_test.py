@@ -241,7 +241,7 @@ def check_reading(driver, book, chapters, shots):
     check(hidden_navigation, "printing leaves out the top bar, sidebar, pager and copy buttons")
     solutions = driver.execute_script("""
       var blocks = document.querySelectorAll('details.solution pre.code');
-      return [blocks.length, Array.prototype.filter.call(blocks, function (e) { return e.getBoundingClientRect().height > 0; }).length]""")
+      return [blocks.length, Array.prototype.filter.call(blocks, function (e) { return e.checkVisibility(); }).length]""")
     check(solutions[0] > 0 and solutions[0] == solutions[1],
           f"printing shows every solution ({solutions[1]} of {solutions[0]} visible)")
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
