@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import XCTest
 @testable import WorkbookKit
@@ -62,45 +57,15 @@ final class PracticeServerTests: XCTestCase {
 
     // MARK: Talking to the server
 
-    private struct Reply {
-        var status: Int
-        var body: String
-    }
-
-    private func request(_ raw: Data) throws -> Reply {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        _ = raw.withUnsafeBytes { send(fd, $0.baseAddress, raw.count, 0) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let statusLine = parts[0].split(separator: " ")
-        return Reply(status: statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    private func request(_ raw: Data) throws -> RawHTTPClient.Reply {
+        RawHTTPClient.send(raw, port: port)
     }
 
     /// A POST as the server's own page sends it; each argument can be changed to attack it.
     private func post(
         _ path: String, _ edit: [String: Any], host: String? = nil, origin: String? = nil, secret: String? = nil,
         contentType: String = "application/json"
-    ) throws -> Reply {
+    ) throws -> RawHTTPClient.Reply {
         let named = host ?? "127.0.0.1:\(port)"
         let body = try JSONSerialization.data(withJSONObject: edit)
         var head = "POST \(path) HTTP/1.1\r\nHost: \(named)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"

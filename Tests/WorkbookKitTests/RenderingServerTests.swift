@@ -28,36 +28,8 @@ final class RenderingServerTests: XCTestCase {
     }
 
     /// Sends one request and returns the status code, headers and body.
-    private func get(_ target: String) throws -> (status: Int, headers: String, body: String) {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0, "cannot connect to the server")
-        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        XCTAssertEqual(send(fd, request, request.count, 0), request.count)
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let statusLine = parts[0].components(separatedBy: "\r\n")[0].split(separator: " ")
-        let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
-        return (status, parts[0], parts.dropFirst().joined(separator: "\r\n\r\n"))
+    private func get(_ target: String) throws -> RawHTTPClient.Reply {
+        RawHTTPClient.send(Data("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), port: port)
     }
 
     func testServesIndexAsHTML() throws {
@@ -96,18 +68,7 @@ final class RenderingServerTests: XCTestCase {
     }
 
     func testSurvivesAClientThatHangsUp() throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let fd = RawHTTPClient.connect(port: port)
         let request = Array("GET /03-sample.html HTTP/1.1\r\n\r\n".utf8)
         _ = send(fd, request, request.count, 0)
         close(fd)
