@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the C libraries the package links (SQLite and libcmark) when they are
-# missing, through apt-get as root or with sudo. Prints what it does; changes nothing
-# when everything is already there.
+# Installs the C libraries the package links (SQLite and libcmark), and python3 for
+# `make docs`, when they are missing, through apt-get as root or with sudo. Prints what
+# it does; changes nothing when everything is already there.
 set -euo pipefail
 
 missing=()
@@ -9,6 +9,8 @@ have_header() { [ -f "/usr/include/$1" ]; }
 have_header sqlite3.h || missing+=(libsqlite3-dev)
 have_header cmark.h || missing+=(libcmark-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# `make docs` checks the API's doc comments with a Python script.
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -16,6 +16,7 @@ open class NSManagedObjectContext {
         case mainQueueConcurrencyType = 2
     }
 
+    /// The queue the context was created for; fixed for the context's life.
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
