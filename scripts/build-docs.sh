@@ -44,5 +44,6 @@ cp Sources/OpenCoreData/LinuxDifferences.md "$CATALOG/LinuxDifferences.md"
   --transform-for-static-hosting \
   --output-path "$ARCHIVE" > "$OUT/docc.log" 2>&1 || { cat "$OUT/docc.log"; exit 1; }
 warnings=$(grep -c 'warning:' "$OUT/docc.log" || true)
+grep 'warning:' "$OUT/docc.log" || true
 echo "==> API reference in $ARCHIVE ($warnings docc warnings, listed in $OUT/docc.log)"
 echo "    view it: docc preview $CATALOG --additional-symbol-graph-dir $GRAPHS"
