@@ -46,4 +46,5 @@ cp Sources/OpenCoreData/LinuxDifferences.md "$CATALOG/LinuxDifferences.md"
 warnings=$(grep -c 'warning:' "$OUT/docc.log" || true)
 grep 'warning:' "$OUT/docc.log" || true
 echo "==> API reference in $ARCHIVE ($warnings docc warnings, listed in $OUT/docc.log)"
-echo "    view it: docc preview $CATALOG --additional-symbol-graph-dir $GRAPHS"
+echo "    read it: python3 -m http.server -b 127.0.0.1 -d $ARCHIVE 8001"
+echo "    and open http://127.0.0.1:8001/documentation/opencoredata/"
