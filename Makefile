@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 BIN := .build/debug
 
-.PHONY: book test build deps serve verify bench fuzz docs clean
+.PHONY: book test build deps serve verify bench fuzz docs clean browser-test
 
 deps:
 	@./scripts/install-deps.sh
@@ -27,6 +27,13 @@ test: build
 	@awk '/Executed [0-9]+ tests?, with [0-9]+ failures/ { match($$0, /Executed [0-9]+/); n = substr($$0, RSTART + 9, RLENGTH - 9); \
 	  match($$0, /with [0-9]+/); f = substr($$0, RSTART + 5, RLENGTH - 5) } \
 	  END { if (n != "") print "tests: " n - f " passed, " f " failed" }' .build/test.log
+
+# Drives a headless Chromium (Debian's, installed when missing) over the freshly built book
+# and over `workbook serve`; screenshots of every page go to .build/screenshots.
+browser-test: book
+	@./scripts/install-deps.sh --browser
+	@echo "==> Testing the book in headless Chromium (Tests/Browser/book_test.py)"
+	@/usr/bin/python3 Tests/Browser/book_test.py book $(BIN)/workbook $(BIN) .build/screenshots
 
 # Fuzzes the predicate parser with libFuzzer for FUZZ_SECONDS (CI runs it before `make test`).
 FUZZ_SECONDS ?= 30

@@ -127,13 +127,24 @@ final class PredicateFuzzRegressionTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
     }
 
-    func testANegatedLiteralThatOverflowsPrintsTheSameTwice() throws {
-        // 5e34444444444444 overflows to infinity, which prints as `inf`; its negation stays
-        // a subtraction, so that the printed text parses back to the same text.
-        let predicate = try NSPredicate(validatingFormat: "hOp--5e34444444444444=44444444444")
-        XCTAssertEqual(predicate.predicateFormat, "hOp - (0 - inf) == 44444444444")
-        XCTAssertEqual(try NSPredicate(validatingFormat: predicate.predicateFormat).predicateFormat, predicate.predicateFormat)
+    func testALiteralTooLargeForADoubleIsAnError() throws {
+        // Found by fuzzing: 5e34444444444444 overflowed to infinity, which prints as `inf`
+        // and reads back as the key path `inf`. The literal is refused where it stands.
+        func formatError(_ text: String) -> PredicateFormatError? {
+            do {
+                _ = try NSPredicate(validatingFormat: text)
+            } catch {
+                return error as? PredicateFormatError
+            }
+            return nil
+        }
+        let error = formatError("hOp--5e34444444444444=44444444444")
+        XCTAssertEqual(error?.kind, .invalidNumber)
+        XCTAssertEqual(error?.position, 5)
+        XCTAssertEqual(error?.detail, "number 5e34444444444444 is too large for a double")
+        XCTAssertEqual(formatError("2-3=-8e8888")?.position, 5)
         XCTAssertEqual(try NSPredicate(validatingFormat: "x == -2.5e1").predicateFormat, "x == -25")
+        XCTAssertEqual(try NSPredicate(validatingFormat: "x == 1.7e308").predicateFormat, "x == 1.7e+308")
     }
 
     func testManyNotsPrintWithoutParentheses() throws {

@@ -196,6 +196,29 @@ final class PredicateParserTests: XCTestCase {
         assertFormat("ANYKEY == 1", "ANYKEY == 1")
     }
 
+    /// Found by fuzzing (CI, 24 November 2026): printed forms that read back as something
+    /// else. A postfix `.key` or `[index]` keeps the parentheses around what it applies to,
+    /// a key path given as a string prints after a dot only when its keys read back as keys,
+    /// and a set operation nested on the right or inside arithmetic stays grouped.
+    func testPrintedFormsKeepTheirGrouping() {
+        assertFormat("(-5)[0] == 1", "(-5)[0] == 1")
+        assertFormat("(-5).a == 1", "(-5).a == 1")
+        assertFormat("(1 + 2)[0] == 1", "(1 + 2)[0] == 1")
+        assertFormat("(a + b).c == 1", "(a + b).c == 1")
+        assertFormat("({1} UNION {2})[0] == 1", "({1} UNION {2})[0] == 1")
+        assertFormat("(a UNION b) + 1 == 1", "(a UNION b) + 1 == 1")
+        assertFormat("a UNION (b MINUS c) CONTAINS 1", "a UNION (b MINUS c) CONTAINS 1")
+        assertFormat("a UNION b MINUS c CONTAINS 1", "a UNION b MINUS c CONTAINS 1")
+        assertFormat("FUNCTION(x, 'valueForKeyPath:', 'AND') == 1", "x.#AND == 1")
+        assertFormat("FUNCTION({1}, 'valueForKeyPath:', 'self.@count') == 1", "{1}.#self.@count == 1")
+        assertFormat("FUNCTION(x, 'valueForKeyPath:', 'a b') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"a b\") == 1")
+        assertFormat("FUNCTION(x, 'valueForKeyPath:', '') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"\") == 1")
+        // Each level of a chain of indexes is printed once (printing the base twice per
+        // level made 40 levels take 2^40 steps; found by fuzzing).
+        let chain = "a" + String(repeating: "[FIRST]", count: 40) + " == 1"
+        assertFormat(chain, chain)
+    }
+
     func testParsedClassesAndTree() throws {
         let comparison = try XCTUnwrap(NSPredicate(format: "ANY hikes.rating >=[c] 3") as? NSComparisonPredicate)
         XCTAssertEqual(comparison.comparisonPredicateModifier, .any)

@@ -26,6 +26,8 @@ enum RenderingFixture {
             // cmark escapes text, so the prose HTML arrives already escaped.
             prose(3, "<p>Tags like &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; ampersands stay text.</p>\n",
                   "Tags like \(scriptPayload) & ampersands stay text."),
+            prose(4, "<blockquote>\n<p><strong>On Linux:</strong> a note about this platform.</p>\n</blockquote>\n",
+                  "On Linux: a note about this platform."),
             prose(5, "<h2>Printing &amp; errors</h2>\n", "Printing & errors", heading: Heading(level: 2, text: "Printing & errors")),
             snippet(0, "// Greets the reader.\nlet name = \"Ada\"\nprint(\"Hello, \\(name)!\", 42)\n", expected: "Hello, Ada! 42\n"),
             snippet(1, "let hidden = true\n", SnippetAttributes(isHidden: true)),

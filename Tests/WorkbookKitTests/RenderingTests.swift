@@ -54,6 +54,24 @@ final class RenderingTests: XCTestCase {
     func testIndexMatchesGolden() throws { try assertGolden("index.html") }
     func testSearchIndexMatchesGolden() throws { try assertGolden("assets/search-index.js") }
 
+    func testSidebarListsEveryChapterAndMarksTheCurrentOne() throws {
+        let page = try read("03-sample.html")
+        let sidebar = try XCTUnwrap(page.range(of: "<nav class=\"sidebar\"").map { String(page[$0.lowerBound...]) })
+        XCTAssertTrue(sidebar.contains("<a href=\"03-sample.html\" aria-current=\"page\">A sample chapter</a>"))
+        XCTAssertTrue(sidebar.contains("<a href=\"04-next.html\">Next steps</a>"))
+        XCTAssertEqual(sidebar.components(separatedBy: "aria-current").count, 2, "exactly one current chapter")
+        // The current chapter's sections are open and link within the page.
+        XCTAssertTrue(sidebar.contains("<details open><summary><a href=\"03-sample.html\" aria-current=\"page\">"))
+        XCTAssertTrue(sidebar.contains("<a href=\"#printing-errors\">Printing &amp; errors</a>"))
+        XCTAssertFalse(try read("index.html").contains("aria-current"), "the index page has no current chapter")
+    }
+
+    func testOnLinuxNotesAreCalloutsAndTheTitleSaysHowToRunTheChapter() throws {
+        let page = try read("03-sample.html")
+        XCTAssertTrue(page.contains("<blockquote class=\"callout on-linux\">\n<p><strong>On Linux:</strong> a note"))
+        XCTAssertTrue(page.contains("</h1>\n<p class=\"run-command\">Run this chapter: <code>.build/debug/workbook run 03</code></p>"))
+    }
+
     func testRenderingTwiceGivesIdenticalFiles() throws {
         let again = FileManager.default.temporaryDirectory.appendingPathComponent("book-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: again) }

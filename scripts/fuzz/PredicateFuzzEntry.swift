@@ -1,7 +1,9 @@
 // libFuzzer entry point for the predicate format parser (see scripts/fuzz-predicates.sh).
 //
 // Every input must parse or throw a PredicateFormatError: never trap, hang or overflow
-// the stack. Whatever parses must print a format that parses back to the same text.
+// the stack. Whatever parses must print a format that parses back to the same text and
+// to the same tree: `(a + b).c` printed as `a + b.c` would read back the same text twice
+// yet mean something else, so the trees are compared too.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func predicateFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -20,10 +22,54 @@ public func predicateFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int)
         if reparsed.predicateFormat != printed {
             fatalError("round trip changed the text:\n  input:   \(text)\n  printed: \(printed)\n  again:   \(reparsed.predicateFormat)")
         }
+        let before = FuzzTree.predicate(predicate), after = FuzzTree.predicate(reparsed)
+        if before != after {
+            fatalError("round trip changed the meaning:\n  input:   \(text)\n  printed: \(printed)\n  tree:    \(before)\n  again:   \(after)")
+        }
     } catch let error as PredicateFormatError where error.detail.hasPrefix("nesting deeper") {
         // Printing may add parentheses, so a text near the nesting limit may print past it.
     } catch {
         fatalError("printed format does not parse:\n  input:   \(text)\n  printed: \(printed)\n  error:   \(error)")
     }
     return 0
+}
+
+/// A fully parenthesised dump of a parsed predicate, independent of how it prints.
+enum FuzzTree {
+    static func predicate(_ predicate: NSPredicate) -> String {
+        if let comparison = predicate as? NSComparisonPredicate {
+            return "(cmp \(comparison.predicateOperatorType.rawValue) \(comparison.comparisonPredicateModifier.rawValue) "
+                + "\(comparison.options.rawValue) \(comparison.customSelector?.name ?? "-") "
+                + expression(comparison.leftExpression) + " " + expression(comparison.rightExpression) + ")"
+        }
+        if let compound = predicate as? NSCompoundPredicate {
+            return "(\(compound.compoundPredicateType.rawValue) " + compound.predicates.map(self.predicate).joined(separator: " ") + ")"
+        }
+        return predicate.predicateFormat
+    }
+
+    static func expression(_ expression: NSExpression) -> String {
+        switch expression.node {
+        case .constant(let value):
+            // A collection argument (`%@` with [1, 2]) prints as the list `{1, 2}` reads back.
+            if let elements = unwrapAny(value).flatMap(collectionElements) {
+                return "(list " + elements.map { self.expression(NSExpression(forConstantValue: $0)) }.joined(separator: " ") + ")"
+            }
+            return "(const " + PredicateFormatter.constant(value) + ")"
+        case .evaluatedObject: return "SELF"
+        case .variable(let name): return "$" + name
+        case .keyPath(_, let components): return "(key " + components.joined(separator: " ") + ")"
+        case .function(let name, let operand, let arguments):
+            return "(fn \(name) " + (operand.map(self.expression) ?? "-") + " " + arguments.map(self.expression).joined(separator: " ") + ")"
+        case .setOperation(let type, let left, let right):
+            return "(set \(type.rawValue) " + self.expression(left) + " " + self.expression(right) + ")"
+        case .subquery(let collection, let variable, let predicate):
+            return "(subquery " + self.expression(collection) + " $" + variable + " " + self.predicate(predicate) + ")"
+        case .aggregate(let items): return "(list " + items.map(self.expression).joined(separator: " ") + ")"
+        case .anyKey: return "ANYKEY"
+        case .block: return "BLOCK"
+        case .conditional(let predicate, let yes, let no):
+            return "(if " + self.predicate(predicate) + " " + self.expression(yes) + " " + self.expression(no) + ")"
+        }
+    }
 }

@@ -37,7 +37,8 @@ public struct BookRenderer {
         for (position, page) in pages.enumerated() {
             let previous = position > 0 ? pages[position - 1] : nil
             let next = position + 1 < pages.count ? pages[position + 1] : nil
-            try write(chapterPage(page, previous: previous, next: next).rendered, to: page.fileName)
+            let sidebar = Sidebar.html(pages: pages, current: page.fileName)
+            try write(chapterPage(page, previous: previous, next: next, sidebar: sidebar).rendered, to: page.fileName)
         }
         try write(indexPage(pages).rendered, to: "index.html")
         try write(BookStylesheet.css + "\n", to: "assets/book.css")
@@ -58,20 +59,20 @@ public struct BookRenderer {
     }
 
     /// The full HTML of a chapter page.
-    func chapterPage(_ page: ChapterPage, previous: ChapterPage?, next: ChapterPage?) -> HTML {
+    func chapterPage(_ page: ChapterPage, previous: ChapterPage?, next: ChapterPage?, sidebar: HTML = .empty) -> HTML {
         let pager = PageLayout.pager(
             previous: previous.map { ($0.fileName, $0.title) },
             next: next.map { ($0.fileName, $0.title) })
         return PageLayout.page(
-            title: "\(page.title) · \(bookTitle)", bookTitle: bookTitle,
-            main: "<article>\n\(page.article)</article>\n", pager: pager)
+            title: "\(page.title) · \(bookTitle)", bookTitle: bookTitle, sidebar: sidebar,
+            main: "<article data-chapter=\"\(page.chapterFileName)\">\n\(page.article)</article>\n", pager: pager)
     }
 
     /// The full HTML of the index page.
     func indexPage(_ pages: [ChapterPage]) -> HTML {
         let pager = PageLayout.pager(previous: nil, next: pages.first.map { ($0.fileName, $0.title) })
         return PageLayout.page(
-            title: bookTitle, bookTitle: bookTitle,
+            title: bookTitle, bookTitle: bookTitle, sidebar: Sidebar.html(pages: pages, current: nil),
             main: IndexPage.main(bookTitle: bookTitle, pages: pages), pager: pager)
     }
 

@@ -5,12 +5,19 @@ import Darwin
 #endif
 import Foundation
 
-/// A small HTTP/1.1 server for the rendered book, with live reload.
+/// A small HTTP/1.1 server for the rendered book, with live reload and, when ``practice``
+/// is set, running and saving a reader's edits from the page.
 ///
 /// Files are served from `bookDirectory`; paths that try to leave it get 403. Pages poll
 /// `/__reload?since=N`, which answers with the current book version; ``run()`` checks the
 /// chapters' modification times every second, calls `rebuild` when one changed and bumps
 /// the version, so open pages reload themselves.
+///
+/// Running code from a page is local code execution, so the server answers only requests
+/// that come from its own pages: every request must name this server in `Host` (a page of
+/// another site whose name was rebound to 127.0.0.1 names that site), and `POST /__run` and
+/// `POST /__save` must also carry the per-run secret the server writes into the pages it
+/// serves and an `Origin` that is this server.
 public final class BookServer {
     /// The address to listen on, e.g. `127.0.0.1`.
     public let host: String
@@ -20,6 +27,11 @@ public final class BookServer {
     public let bookDirectory: URL
     /// Where the watched `*.md` chapters are; by default `Chapters/` beside the book directory.
     public var chaptersDirectory: URL
+
+    /// Runs and saves readers' edits; nil serves the book read-only.
+    public var practice: Practice?
+    /// The secret that pages must send with `/__run` and `/__save`, new for every server.
+    public let secret: String
 
     private let rebuild: () -> Void
     private let state = ServerState()
@@ -33,6 +45,8 @@ public final class BookServer {
         self.chaptersDirectory = bookDirectory.standardizedFileURL.deletingLastPathComponent()
             .appendingPathComponent("Chapters", isDirectory: true)
         self.rebuild = rebuild
+        var generator = SystemRandomNumberGenerator()
+        secret = (0..<4).map { _ in String(generator.next(), radix: 16) }.joined()
     }
 
     deinit { stop() }
@@ -48,13 +62,15 @@ public final class BookServer {
         signal(SIGPIPE, SIG_IGN)
         let (fd, boundPort) = try Sockets.listen(host: host, port: port)
         listener = fd
-        let files = StaticFiles(root: bookDirectory)
+        let handler = ConnectionHandler(
+            files: StaticFiles(root: bookDirectory), state: state,
+            guardian: RequestGuard(host: host, port: boundPort, secret: secret), practice: practice)
         let state = self.state
         let thread = Thread {
             while !state.isStopped {
                 guard let client = Sockets.accept(fd, waitingUpTo: 250) else { continue }
                 // One thread per connection: browsers keep idle connections open.
-                Thread.detachNewThread { ConnectionHandler(files: files, state: state).handle(client) }
+                Thread.detachNewThread { handler.handle(client) }
             }
             Sockets.close(fd)
         }
@@ -131,22 +147,33 @@ final class ServerState: @unchecked Sendable {
 }
 
 /// Answers one request on one connection, then closes it.
-struct ConnectionHandler {
+struct ConnectionHandler: Sendable {
     let files: StaticFiles
     let state: ServerState
+    let guardian: RequestGuard
+    let practice: Practice?
+
+    /// The largest edit a page may send: a chapter's snippet is a few kilobytes.
+    static let bodyLimit = 256 * 1024
 
     func handle(_ client: Int32) {
         defer { Sockets.close(client) }
-        guard let head = Sockets.readHead(client) else { return }
-        guard let request = HTTPRequest(head: head) else {
+        guard let received = Sockets.readRequest(client, bodyLimit: Self.bodyLimit) else { return }
+        guard let request = HTTPRequest(head: received.head, body: received.body) else {
             Sockets.sendAll(client, HTTPResponse.text(400, "bad request").serialized(includeBody: true))
             return
         }
-        let response = respond(to: request)
+        let response = received.bodyTooLarge
+            ? HTTPResponse.text(413, "the request body is larger than \(Self.bodyLimit / 1024) KiB")
+            : respond(to: request)
         Sockets.sendAll(client, response.serialized(includeBody: request.method != "HEAD"))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let refusal = guardian.checkHost(request) { return HTTPResponse.text(403, refusal) }
+        if request.method == "POST", request.path == "/__run" || request.path == "/__save" {
+            return practiceResponse(to: request)
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return HTTPResponse.text(405, "only GET and HEAD are supported")
         }
@@ -161,10 +188,90 @@ struct ConnectionHandler {
         case .notFound:
             return HTTPResponse.text(404, "not found: \(request.path)")
         case .file(let url):
-            guard let body = try? Data(contentsOf: url) else { return HTTPResponse.text(500, "cannot read \(url.lastPathComponent)") }
-            var response = HTTPResponse(status: 200, contentType: StaticFiles.contentType(for: url), body: body)
+            guard var body = try? Data(contentsOf: url) else { return HTTPResponse.text(500, "cannot read \(url.lastPathComponent)") }
+            let contentType = StaticFiles.contentType(for: url)
+            if practice != nil, contentType.hasPrefix("text/html") { body = guardian.addingSecret(to: body) }
+            var response = HTTPResponse(status: 200, contentType: contentType, body: body)
             response.extraHeaders = [("Cache-Control", "no-cache")]
             return response
         }
+    }
+
+    /// `POST /__run` and `POST /__save`: a JSON ``Practice/Edit`` from one of this server's pages.
+    private func practiceResponse(to request: HTTPRequest) -> HTTPResponse {
+        guard let practice else { return HTTPResponse.text(404, "this server does not run code (started without a workbook)") }
+        if let refusal = guardian.checkPageRequest(request) { return HTTPResponse.text(403, refusal) }
+        guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
+            return HTTPResponse.text(415, "send the edit as application/json")
+        }
+        let edit: Practice.Edit
+        do {
+            edit = try JSONDecoder().decode(Practice.Edit.self, from: request.body)
+        } catch {
+            return HTTPResponse.text(400, "the edit is not the JSON the page sends: \(error)")
+        }
+        do {
+            if request.path == "/__run" { return HTTPResponse.json(200, try practice.run(edit)) }
+            try practice.save(edit)
+            return HTTPResponse.json(200, ["saved": edit.chapter])
+        } catch let refusal as Practice.Refusal {
+            return HTTPResponse.text(refusal.status, refusal.message)
+        } catch {
+            return HTTPResponse.text(500, "\(error)")
+        }
+    }
+}
+
+/// The checks that keep other sites from using the server: the `Host` a request names,
+/// and for code-running requests the page secret and `Origin`.
+struct RequestGuard: Sendable {
+    let host: String
+    let port: Int
+    let secret: String
+
+    /// The names a browser uses for this server: the address it listens on, and
+    /// `localhost` when that is a loopback address.
+    private var acceptedHosts: Set<String> {
+        var names = [host]
+        if host == "127.0.0.1" || host == "::1" || host == "localhost" { names += ["127.0.0.1", "localhost", "[::1]"] }
+        return Set(names.flatMap { [$0, "\($0):\(port)"] })
+    }
+
+    /// Why the request is refused, or nil. A request without `Host` (HTTP/1.0 tools) is
+    /// served read-only pages, never code runs (see ``checkPageRequest(_:)``).
+    func checkHost(_ request: HTTPRequest) -> String? {
+        guard let named = request.headers["host"] else { return nil }
+        return acceptedHosts.contains(named.lowercased()) ? nil
+            : "refused: Host \(named) is not this server (\(host):\(port)); open the book at http://\(host):\(port)/"
+    }
+
+    /// Why a run or save is refused, or nil: it must name this server, come from one of
+    /// its pages (`Origin`) and carry the secret those pages hold.
+    func checkPageRequest(_ request: HTTPRequest) -> String? {
+        guard let named = request.headers["host"], acceptedHosts.contains(named.lowercased()) else {
+            return "refused: a run or save must name this server in Host"
+        }
+        guard let origin = request.headers["origin"], origin.lowercased() == "http://" + named.lowercased() else {
+            return "refused: a run or save must come from this server's pages (Origin \(request.headers["origin"] ?? "missing"))"
+        }
+        guard let sent = request.headers["x-workbook-secret"], Self.constantTimeEqual(sent, secret) else {
+            return "refused: the page's secret is missing or wrong; reload the page (the server was restarted?)"
+        }
+        return nil
+    }
+
+    /// The page with the secret in a `<meta>` element its script reads.
+    func addingSecret(to page: Data) -> Data {
+        let text = String(decoding: page, as: UTF8.self)
+        guard let head = text.range(of: "<head>") else { return page }
+        var edited = text
+        edited.insert(contentsOf: "\n<meta name=\"workbook-secret\" content=\"\(secret)\">", at: head.upperBound)
+        return Data(edited.utf8)
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -13,6 +13,9 @@ struct ChapterPage {
 
     /// The page's file name, e.g. `01-first-program.html`.
     let fileName: String
+    /// The chapter's file name in `Chapters/`, e.g. `01-first-program.md`, which the page
+    /// names when a reader runs or saves an edit.
+    let chapterFileName: String
     let title: String
     /// The article, without the surrounding layout.
     let article: HTML
@@ -21,6 +24,7 @@ struct ChapterPage {
 
     init(chapter: Chapter, run: ChapterRun?) {
         fileName = ChapterPage.fileName(for: chapter)
+        chapterFileName = chapter.fileName
         title = chapter.title
         var anchors = AnchorNamer()
         var sections: [Section] = []
@@ -32,7 +36,7 @@ struct ChapterPage {
         if !hasTitleHeading {
             let anchor = anchors.anchor(for: chapter.title)
             sections.append(Section(level: 1, title: chapter.title, anchor: anchor, text: ""))
-            body += "<h1 id=\"\(anchor)\">\(chapter.title)</h1>\n"
+            body += "<h1 id=\"\(anchor)\">\(chapter.title)</h1>\n" + ChapterPage.runLine(for: chapter)
         }
         for block in chapter.blocks {
             switch block {
@@ -41,9 +45,12 @@ struct ChapterPage {
                     let anchor = anchors.anchor(for: heading.text)
                     sections.append(Section(level: heading.level, title: heading.text, anchor: anchor, text: ""))
                     body += ChapterPage.heading(prose, heading: heading, anchor: anchor)
+                    if heading.level == 1 && !sections.dropLast().contains(where: { $0.level == 1 }) {
+                        body += ChapterPage.runLine(for: chapter)
+                    }
                 } else {
                     ChapterPage.addSearchText(prose.plainText, to: &sections, anchors: &anchors, title: chapter.title)
-                    body += HTML(commonMarkOutput: prose.html)
+                    body += ChapterPage.callouts(HTML(commonMarkOutput: prose.html))
                 }
             case .snippet(let snippet):
                 if let html = snippets.render(snippet) {
@@ -74,6 +81,22 @@ struct ChapterPage {
         }
         let last = sections.count - 1
         sections[last].text += (sections[last].text.isEmpty ? "" : " ") + words
+    }
+
+    /// The line under the chapter title with the command that runs the chapter.
+    static func runLine(for chapter: Chapter) -> HTML {
+        let number = chapter.fileName.prefix { $0.isNumber }
+        let argument = number.isEmpty ? chapter.fileName : String(number)
+        return "<p class=\"run-command\">Run this chapter: <code>.build/debug/workbook run \(argument)</code></p>\n"
+    }
+
+    /// A quotation that opens with **On Linux:** is a note about this platform: it is
+    /// rendered as a call-out, so a reader can tell it from the lesson at a glance.
+    static func callouts(_ html: HTML) -> HTML {
+        let marker = "<blockquote>\n<p><strong>On Linux:</strong>"
+        guard html.rendered.contains(marker) else { return html }
+        return HTML(commonMarkOutput: html.rendered.replacingOccurrences(
+            of: marker, with: "<blockquote class=\"callout on-linux\">\n<p><strong>On Linux:</strong>"))
     }
 
     /// The page name for a chapter: its slug, kept clear of `index.html` and of empty names.

@@ -1,14 +1,24 @@
 import Foundation
 
-/// The request line of an HTTP/1.1 request: all the book server needs from it.
+/// An HTTP/1.1 request: its request line, headers and body.
 struct HTTPRequest: Equatable {
     var method: String
     /// The path without the query, still percent-encoded.
     var path: String
     var query: [String: String]
+    /// Header values by lower-cased name (the last one wins when a name repeats).
+    var headers: [String: String] = [:]
+    var body = Data()
 
     /// Parses the request head; nil when it is not a well-formed request line.
-    init?(head: String) {
+    init?(head: String, body: Data = Data()) {
+        let headLines = head.components(separatedBy: "\r\n")
+        for line in headLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        self.body = body
         guard let line = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
         let parts = line.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return nil }
@@ -40,6 +50,16 @@ struct HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Data((message + "\n").utf8))
     }
 
+    /// A JSON body, never cached.
+    static func json(_ status: Int, _ object: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(object)) ?? Data("{}".utf8)
+        var response = HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: body)
+        response.extraHeaders = [("Cache-Control", "no-store")]
+        return response
+    }
+
     /// The bytes to send; `includeBody` is false for HEAD.
     func serialized(includeBody: Bool) -> Data {
         var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
@@ -60,6 +80,9 @@ struct HTTPResponse {
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
         case 500: "Internal Server Error"
         default: "Status"
         }

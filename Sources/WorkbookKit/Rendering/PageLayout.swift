@@ -3,7 +3,7 @@ import Foundation
 /// The frame every page shares: head, top bar with search and theme toggle, scripts.
 enum PageLayout {
     /// A whole document around `main`.
-    static func page(title: String, bookTitle: String, main: HTML, pager: HTML) -> HTML {
+    static func page(title: String, bookTitle: String, sidebar: HTML, main: HTML, pager: HTML) -> HTML {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -15,7 +15,9 @@ enum PageLayout {
         <script>\(themeBootstrap)</script>
         </head>
         <body>
+        <a class="skip-link" href="#content">Skip to the text</a>
         <header class="topbar">
+        <button type="button" id="sidebar-toggle" aria-controls="sidebar" aria-expanded="false" aria-label="Show the table of contents">☰</button>
         <a class="home" href="index.html">\(bookTitle)</a>
         <div class="search" role="search">
         <input type="search" id="search-input" placeholder="Search the book" aria-label="Search the book" autocomplete="off">
@@ -23,9 +25,13 @@ enum PageLayout {
         </div>
         <button type="button" id="theme-toggle" aria-label="Switch between light and dark theme">◐</button>
         </header>
-        <main>
+        <div class="layout">
+        \(sidebar)<div class="page">
+        <main id="content">
         \(main)</main>
-        \(pager)<script src="assets/search-index.js"></script>
+        \(pager)</div>
+        </div>
+        <script src="assets/search-index.js"></script>
         <script src="assets/book.js"></script>
         </body>
         </html>

@@ -77,18 +77,38 @@ enum Sockets {
         return client
     }
 
-    /// Reads until the end of the request head, a limit, or the peer stops sending.
-    static func readHead(_ fd: Int32, limit: Int = 64 * 1024) -> String? {
+    /// Reads a request's head and, when it declares a `Content-Length` of at most
+    /// `bodyLimit` bytes, its body. A longer body is not read: `bodyTooLarge` says so.
+    static func readRequest(_ fd: Int32, headLimit: Int = 64 * 1024, bodyLimit: Int)
+        -> (head: String, body: Data, bodyTooLarge: Bool)?
+    {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         let terminator = Data("\r\n\r\n".utf8)
-        while data.count < limit {
+        var headEnd: Range<Data.Index>?
+        while data.count < headLimit {
             let count = recv(fd, &buffer, buffer.count, 0)
             guard count > 0 else { break }
             data.append(contentsOf: buffer[0..<count])
-            if data.range(of: terminator) != nil { break }
+            headEnd = data.range(of: terminator)
+            if headEnd != nil { break }
         }
-        return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+        guard !data.isEmpty else { return nil }
+        guard let headEnd else { return (String(decoding: data, as: UTF8.self), Data(), false) }
+        let head = String(decoding: data[..<headEnd.lowerBound], as: UTF8.self)
+        var body = Data(data[headEnd.upperBound...])
+        let length = head.components(separatedBy: "\r\n").dropFirst().lazy.compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" else { return nil }
+            return Int(parts[1].trimmingCharacters(in: .whitespaces))
+        }.first ?? 0
+        guard length <= bodyLimit else { return (head, Data(), true) }
+        while body.count < length {
+            let count = recv(fd, &buffer, min(buffer.count, length - body.count), 0)
+            guard count > 0 else { break }
+            body.append(contentsOf: buffer[0..<count])
+        }
+        return (head, body.prefix(length), false)
     }
 
     /// Sends everything, giving up quietly if the client went away.

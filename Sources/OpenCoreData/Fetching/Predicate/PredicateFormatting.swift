@@ -81,7 +81,10 @@ enum PredicateFormatter {
         case .function(let name, let operand, let arguments): return function(name, operand, arguments)
         case .setOperation(let type, let left, let right):
             let word = type == .unionSet ? "UNION" : (type == .intersectSet ? "INTERSECT" : "MINUS")
-            return self.expression(left) + " " + word + " " + self.expression(right)
+            // Set operations group from the left, so only a right operand that is one needs
+            // parentheses: `a UNION (b MINUS c)`.
+            let rightText = isSetOperation(right) ? "(" + self.expression(right) + ")" : self.expression(right)
+            return self.expression(left) + " " + word + " " + rightText
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(" + self.expression(collection) + ", $" + variable + ", " + predicate.predicateFormat + ")"
         case .aggregate(let items):
@@ -105,21 +108,64 @@ enum PredicateFormatter {
         }
     }
 
+    private static func isSetOperation(_ expression: NSExpression) -> Bool {
+        if case .setOperation = expression.node { return true }
+        return false
+    }
+
+    /// Whether `expression` prints as something a `.key` or `[index]` can follow without
+    /// changing what it applies to: `(a + b).c`, `(x UNION y)[0]` and `(-5)[0]` need
+    /// parentheses (without them `-5[0]` reads as `0 - 5[0]`).
+    private static func printsAsPostfixBase(_ expression: NSExpression) -> Bool {
+        switch expression.node {
+        case .setOperation: return false
+        case .function(let name, nil, let arguments) where arguments.count == 2 && ExpressionFunctions.infixOperators[name] != nil:
+            return false
+        case .constant(let value):
+            guard let value = unwrapAny(value), let number = PredicateValues.number(value) else { return true }
+            switch number {
+            case .int(let int): return int >= 0
+            case .uint: return true
+            case .double(let double): return !(double.sign == .minus)
+            case .decimal(let decimal): return !decimal.isSignMinus
+            }
+        default: return true
+        }
+    }
+
+    /// `expression`, in parentheses when a postfix `.key` or `[index]` follows it and would
+    /// otherwise bind to only part of it.
+    private static func postfixBase(_ expression: NSExpression) -> String {
+        printsAsPostfixBase(expression) ? self.expression(expression) : "(" + self.expression(expression) + ")"
+    }
+
+    /// A `valueForKeyPath:` key path prints after a `.` only when every key reads back as
+    /// a key (`x.#self`, not a key path string such as `"a b"` that would not parse).
+    private static func dottedKeys(_ path: String) -> String? {
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard keys.allSatisfy(PredicateLexer.isKey) else { return nil }
+        return keys.map(escapedKey).joined(separator: ".")
+    }
+
     private static func function(_ name: String, _ operand: NSExpression?, _ arguments: [NSExpression]) -> String {
         let args = arguments.map(expression)
         if let operand {
-            if name == "valueForKeyPath:", arguments.count == 1, let path = arguments[0].constantValue.flatMap(PredicateValues.string) {
-                return expression(operand) + "." + path
+            if name == "valueForKeyPath:", arguments.count == 1,
+                let path = arguments[0].constantValue.flatMap(PredicateValues.string), let keys = dottedKeys(path) {
+                return postfixBase(operand) + "." + keys
             }
             return "FUNCTION(" + ([expression(operand), quoted(name)] + args).joined(separator: ", ") + ")"
         }
         if let symbol = ExpressionFunctions.infixOperators[name], arguments.count == 2 {
             // An operand that is itself an infix operation prints in parentheses.
-            let operands = zip(arguments, args).map { precedence($0) == nil ? $1 : "(" + $1 + ")" }
+            // So does a set operation, which binds more loosely than arithmetic.
+            let operands = zip(arguments, args).map { precedence($0) == nil && !isSetOperation($0) ? $1 : "(" + $1 + ")" }
             return operands[0] + " " + symbol + " " + operands[1]
         }
         if name == "objectFrom:withIndex:", arguments.count == 2 {
-            return args[0] + "[" + args[1] + "]"
+            // args[0] is already printed: printing arguments[0] again at every level of
+            // `a[0][0]…` would double the work per level (found by fuzzing).
+            return (printsAsPostfixBase(arguments[0]) ? args[0] : "(" + args[0] + ")") + "[" + args[1] + "]"
         }
         if name == "castObject:toType:", arguments.count == 2 {
             return "CAST(" + args[0] + ", " + args[1] + ")"

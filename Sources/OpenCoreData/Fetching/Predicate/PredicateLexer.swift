@@ -95,6 +95,15 @@ struct PredicateLexer {
         index + offset < scalars.count ? scalars[index + offset] : nil
     }
 
+    /// Whether `key` lexes back as one key: an identifier, or `@` and an identifier (a
+    /// collection operator). Reserved words count; the printer escapes them with `#`.
+    static func isKey(_ key: String) -> Bool {
+        var scalars = key.unicodeScalars[...]
+        if scalars.first == "@" { scalars = scalars.dropFirst() }
+        guard let first = scalars.first, isIdentifierStart(first) else { return false }
+        return scalars.dropFirst().allSatisfy(isIdentifierPart)
+    }
+
     private static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || (scalar.isASCII ? (scalar.properties.isAlphabetic) : scalar.properties.isAlphabetic)
     }
@@ -319,6 +328,8 @@ struct PredicateLexer {
         if isInteger, let value = Int(text) { return .integer(value) }
         if text.hasPrefix(".") { text = "0" + text }
         guard let value = Double(text) else { throw error(.invalidNumber, at: start, "malformed number") }
+        // Infinity has no literal: it would print as `inf`, which reads back as a key path.
+        guard value.isFinite else { throw error(.invalidNumber, at: start, "number \(text) is too large for a double") }
         return .double(value)
     }
 

@@ -311,9 +311,7 @@ struct PredicateParser {
             if case .constant(let value) = operand.node, let number = value.flatMap(PredicateValues.number) {
                 switch number {
                 case .int(let int) where int != Int64.min: return NSExpression(forConstantValue: Int(-int))
-                // Not an overflowed literal: a constant -inf would print as "-inf", which
-                // reads back as the negated key path `inf` (found by fuzzing).
-                case .double(let double) where double.isFinite: return NSExpression(forConstantValue: -double)
+                case .double(let double): return NSExpression(forConstantValue: -double)
                 case .decimal(let decimal): return NSExpression(forConstantValue: -decimal)
                 default: break
                 }
