@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 BIN := .build/debug
 
-.PHONY: book test build deps serve verify bench fuzz clean browser-test
+.PHONY: book test build deps serve verify bench fuzz docs clean browser-test
 
 deps:
 	@./scripts/install-deps.sh
@@ -42,6 +42,12 @@ fuzz:
 	@scripts/fuzz-predicates.sh $(FUZZ_SECONDS)
 	@echo "==> Fuzzing the workbook's chapter parser and output matcher for $(FUZZ_SECONDS) s each"
 	@scripts/fuzz-workbook.sh $(FUZZ_SECONDS)
+
+# The API reference: checks that every public symbol has a /// summary, then builds
+# Sources/OpenCoreData/OpenCoreData.docc with the toolchain's docc into
+# .build/docs/OpenCoreData.doccarchive.
+docs: build
+	@SWIFT=$(SWIFT) scripts/build-docs.sh
 
 verify: build
 	@$(BIN)/workbook verify

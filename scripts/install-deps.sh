@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the C libraries the package links (SQLite and libcmark) when they are
-# missing, through apt-get as root or with sudo. Prints what it does; changes nothing
-# when everything is already there.
+# Installs the C libraries the package links (SQLite and libcmark), and python3 for
+# `make docs`, when they are missing, through apt-get as root or with sudo. Prints what
+# it does; changes nothing when everything is already there.
 #
-#   scripts/install-deps.sh             the libraries the build needs
+#   scripts/install-deps.sh             the libraries the build needs, and python3
 #   scripts/install-deps.sh --browser   what the browser tests need: Debian's chromium,
 #                                       chromium-driver, python3 and python3-selenium
 #                                       (nothing downloads a browser of its own)
@@ -20,6 +20,8 @@ else
   have_header sqlite3.h || missing+=(libsqlite3-dev)
   have_header cmark.h || missing+=(libcmark-dev)
   command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  # `make docs` checks the API's doc comments with a Python script.
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then

@@ -41,16 +41,27 @@ extension NSManagedObjectContext {
     /// Apple's enumeration also has keys for query generations and store UUIDs, features
     /// this library does not have yet; they are left out rather than guessed.
     public enum NotificationKey: String, Sendable {
+        /// ``NSInvalidatedAllObjectsKey``: every object was invalidated (`reset()`).
         case invalidatedAllObjects = "invalidatedAll"
+        /// ``NSInsertedObjectsKey``: the inserted objects.
         case insertedObjects = "inserted"
+        /// ``NSUpdatedObjectsKey``: the updated objects.
         case updatedObjects = "updated"
+        /// ``NSDeletedObjectsKey``: the deleted objects.
         case deletedObjects = "deleted"
+        /// ``NSRefreshedObjectsKey``: the refreshed objects.
         case refreshedObjects = "refreshed"
+        /// ``NSInvalidatedObjectsKey``: the invalidated objects.
         case invalidatedObjects = "invalidated"
+        /// ``NSInsertedObjectIDsKey``: the inserted objects' IDs.
         case insertedObjectIDs = "inserted_objectIDs"
+        /// ``NSUpdatedObjectIDsKey``: the updated objects' IDs.
         case updatedObjectIDs = "updated_objectIDs"
+        /// ``NSDeletedObjectIDsKey``: the deleted objects' IDs.
         case deletedObjectIDs = "deleted_objectIDs"
+        /// ``NSRefreshedObjectIDsKey``: the refreshed objects' IDs.
         case refreshedObjectIDs = "refreshed_objectIDs"
+        /// ``NSInvalidatedObjectIDsKey``: the invalidated objects' IDs.
         case invalidatedObjectIDs = "invalidated_objectIDs"
     }
 }

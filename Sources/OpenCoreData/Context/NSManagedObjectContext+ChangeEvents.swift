@@ -7,7 +7,7 @@ extension NSManagedObjectContext {
     /// call (`prepareForDeletion`, then nullify or cascade), records the event with the
     /// ``undoManager``, and posts `NSManagedObjectContextObjectsDidChange` for it.
     ///
-    /// Core Data calls it for you: in ``save()``, at the end of every ``perform(_:)``
+    /// Core Data calls it for you: in ``save()``, at the end of every ``perform(_:)->()``
     /// block, and for a main-queue context at the end of each turn of the main run loop.
     /// Call it yourself to see the notification (or apply delete rules) at once. Deny is
     /// checked at save; no action does nothing.

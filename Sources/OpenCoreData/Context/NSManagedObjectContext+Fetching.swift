@@ -12,6 +12,19 @@ extension NSManagedObjectContext {
     ///
     /// A request whose entity name the model does not know stops the program, as Core
     /// Data raises an exception for it.
+    ///
+    /// ```swift
+    /// let request = NSFetchRequest<Trail>(entityName: "Trail")
+    /// request.predicate = NSPredicate(format: "lengthKm > %@", NSNumber(value: 30))
+    /// request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+    /// let longTrails = try context.fetch(request)
+    /// ```
+    ///
+    /// - Parameter request: what to fetch: entity, predicate, sort, limits, result type.
+    /// - Returns: the matching results, of the request's `ResultType`.
+    /// - Throws: an `NSError` in `NSCocoaErrorDomain` when the store cannot be read, such
+    ///   as ``NSSQLiteError`` with SQLite's code under ``NSSQLiteErrorDomain``; never an
+    ///   empty result in place of an error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }

@@ -7,7 +7,26 @@ extension NSManagedObjectContext {
     /// is called; then every object is validated. If any rule is broken, nothing is
     /// written and the error is thrown: one validation error as it is, several as
     /// ``NSValidationMultipleErrorsError`` (1560) listing them under `NSDetailedErrors`.
-    /// Each store is written in one transaction: all of it or none of it.
+    /// Each store is written in one transaction: all of it or none of it. A context without
+    /// changes returns at once.
+    ///
+    /// ```swift
+    /// trail.rating = 6   // the model allows 0...5
+    /// do {
+    ///     try context.save()
+    /// } catch let error as NSError where error.code == NSValidationNumberTooLargeError {
+    ///     print(error.localizedDescription)   // rating is too large.
+    ///     context.rollback()
+    /// }
+    /// ```
+    ///
+    /// - Throws: an `NSError` in `NSCocoaErrorDomain`: a validation code (1550–1690,
+    ///   such as ``NSValidationMissingMandatoryPropertyError``) or
+    ///   ``NSValidationMultipleErrorsError`` with the object, key and value in `userInfo`;
+    ///   ``NSManagedObjectMergeError`` when a changed object was changed in the store since
+    ///   it was fetched; ``NSPersistentStoreSaveError`` when the coordinator has no stores;
+    ///   ``NSSQLiteError`` when SQLite fails (its code under ``NSSQLiteErrorDomain``). The
+    ///   context keeps its changes after a failed save.
     public func save() throws {
         guard hasChanges else { return }
         processPendingChanges()

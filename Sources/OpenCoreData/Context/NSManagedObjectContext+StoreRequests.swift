@@ -8,7 +8,22 @@ extension NSManagedObjectContext {
     /// not validate, do not touch this context's objects and ignore its unsaved changes.
     /// Merge their effects with ``mergeChanges(fromRemoteContextSave:into:)``.
     ///
+    /// ```swift
+    /// let favourites = NSBatchUpdateRequest(entityName: "Trail")
+    /// favourites.predicate = NSPredicate(format: "rating >= 4.5")
+    /// favourites.propertiesToUpdate = ["isFavorite": true]
+    /// favourites.resultType = .updatedObjectIDsResultType
+    /// let result = try context.execute(favourites) as! NSBatchUpdateResult
+    /// let ids = result.result as! [NSManagedObjectID]
+    /// NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: ids],
+    ///                                     into: [context])
+    /// ```
+    ///
+    /// - Parameter request: the request to run.
     /// - Returns: the request's result object (``NSBatchUpdateResult``, …); cast it.
+    /// - Throws: an `NSError` in `NSCocoaErrorDomain` when the store cannot run the
+    ///   request: ``NSSQLiteError``, or ``NSCoreDataError`` (134060) for a batch delete of
+    ///   an entity with a deny rule. Nothing is written then.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         try request.execute(in: self)

@@ -4,7 +4,7 @@ import Foundation
 /// ``save()`` writes all of it to the persistent stores in one transaction.
 ///
 /// A context is not thread-safe: use a main-queue context on the main thread, and a
-/// private-queue context inside ``perform(_:)`` or ``performAndWait(_:)``.
+/// private-queue context inside ``perform(_:)->()`` or ``performAndWait(_:)->()``.
 open class NSManagedObjectContext {
     /// How a context confines its work. Raw values match Core Data's.
     public enum ConcurrencyType: UInt, Sendable {
@@ -16,6 +16,7 @@ open class NSManagedObjectContext {
         case mainQueueConcurrencyType = 2
     }
 
+    /// The queue the context was created for; fixed for the context's life.
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
@@ -75,6 +76,15 @@ open class NSManagedObjectContext {
     }
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
+    ///
+    /// ```swift
+    /// let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    /// context.persistentStoreCoordinator = coordinator
+    /// context.perform { /* use the context and its objects here */ }
+    /// ```
+    ///
+    /// - Parameter concurrencyType: the queue the context belongs to: the main queue, or a
+    ///   private queue of its own reached through `perform` and `performAndWait`.
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
         if concurrencyType == .privateQueueConcurrencyType {
@@ -98,7 +108,7 @@ open class NSManagedObjectContext {
     }
 
     /// Runs `block` on the context's queue and waits for it. Reentrant. Unlike
-    /// ``perform(_:)`` it does not process pending changes afterwards.
+    /// ``perform(_:)->()`` it does not process pending changes afterwards.
     open func performAndWait(_ block: () -> Void) {
         if let queue {
             if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }

@@ -15,9 +15,11 @@ public enum NSFetchedResultsChangeType: UInt, Sendable {
 /// What a fetched results controller tells its delegate when the objects it manages change.
 ///
 /// Every method is optional, as in Core Data: implement the ones you need. A delegate that
-/// implements ``controller(_:didChangeContentWith:)-snapshot`` receives only the snapshot;
-/// one that implements ``controller(_:didChangeContentWith:)-difference`` (on a controller
-/// without sections) receives only the difference; any other delegate receives
+/// implements
+/// ``controller(_:didChangeContentWith:)-(_,NSDiffableDataSourceSnapshotReference)``
+/// receives only the snapshot; one that implements
+/// ``controller(_:didChangeContentWith:)-(_,CollectionDifference<NSManagedObjectID>)``
+/// (on a controller without sections) receives only the difference; any other delegate receives
 /// ``controllerWillChangeContent(_:)``, one call per changed object and section, then
 /// ``controllerDidChangeContent(_:)``.
 ///

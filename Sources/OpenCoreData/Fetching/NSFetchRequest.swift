@@ -82,6 +82,17 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
     public override init() { super.init() }
 
     /// A request for objects of the entity named `entityName`.
+    ///
+    /// ```swift
+    /// let request = NSFetchRequest<Trail>(entityName: "Trail")
+    /// request.predicate = NSPredicate(format: "region == %@", "Iceland")
+    /// request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+    /// let icelandic = try context.fetch(request)
+    /// ```
+    ///
+    /// - Parameter entityName: the entity's name in the model. The name is resolved when the
+    ///   request runs; an unknown name then stops the program, as Core Data raises
+    ///   `NSInternalInconsistencyException`.
     public init(entityName: String) {
         self.entityName = entityName
         super.init()

@@ -2,20 +2,35 @@ import Foundation
 
 /// The type of an attribute's value. Raw values match Core Data's.
 public enum NSAttributeType: UInt, Sendable {
+    /// No type: only for transient attributes (`Undefined` in the model editor).
     case undefinedAttributeType = 0
+    /// `Integer 16`: an `Int16`.
     case integer16AttributeType = 100
+    /// `Integer 32`: an `Int32`.
     case integer32AttributeType = 200
+    /// `Integer 64`: an `Int64`.
     case integer64AttributeType = 300
+    /// `Decimal`: a `Decimal`.
     case decimalAttributeType = 400
+    /// `Double`: a `Double`.
     case doubleAttributeType = 500
+    /// `Float`: a `Float`.
     case floatAttributeType = 600
+    /// `String`: a `String`.
     case stringAttributeType = 700
+    /// `Boolean`: a `Bool`.
     case booleanAttributeType = 800
+    /// `Date`: a `Date`, stored as seconds since 1 January 2001.
     case dateAttributeType = 900
+    /// `Binary Data`: a `Data`, optionally stored in an external file.
     case binaryDataAttributeType = 1000
+    /// `UUID`: a `UUID`.
     case UUIDAttributeType = 1100
+    /// `URI`: a `URL`.
     case URIAttributeType = 1200
+    /// `Transformable`: any value, stored as data through a value transformer.
     case transformableAttributeType = 1800
+    /// `ObjectID`: an `NSManagedObjectID` (used by fetched properties and derived values).
     case objectIDAttributeType = 2000
 }
 
@@ -46,6 +61,7 @@ open class NSAttributeDescription: NSPropertyDescription {
 
     private var explicitValueClassName: String?
 
+    /// Creates an attribute with no name and an undefined type; set both before use.
     public override init() { super.init() }
 
     /// Core Data's attribute hash: the shared property hash, the attribute type as a

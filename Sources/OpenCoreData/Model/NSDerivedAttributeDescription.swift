@@ -8,6 +8,7 @@ open class NSDerivedAttributeDescription: NSAttributeDescription {
     /// The derivation's source text, e.g. `notes.@count` or `now()`.
     var derivationExpressionFormat: String?
 
+    /// Creates a derived attribute with no name and no derivation.
     public override init() { super.init() }
 
     /// Core Data hashes a derived attribute by the printed form of its derivation

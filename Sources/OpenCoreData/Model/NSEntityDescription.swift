@@ -43,6 +43,7 @@ open class NSEntityDescription: CustomStringConvertible {
     var cachedPropertyTable: EntityPropertyTable?
     private var ownSubentities: [NSEntityDescription] = []
 
+    /// Creates an entity with no name and no properties; add it to a model before use.
     public init() {}
 
     /// This entity's own properties and those it inherits, parents' first.
@@ -156,13 +157,16 @@ open class NSEntityDescription: CustomStringConvertible {
 
 /// A store index over one or more properties of an entity.
 public final class NSFetchIndexDescription {
+    /// The index's name, unique within its entity.
     public var name: String
+    /// The indexed properties, in the order the index sorts them.
     public var elements: [NSFetchIndexElementDescription]
     /// Set by the entity when the index is added to it.
     public internal(set) weak var entity: NSEntityDescription?
     /// The source of a partial index's `WHERE` clause, as written in the model.
     var partialIndexPredicateFormat: String?
 
+    /// Creates an index named `name` over `elements` (none when `nil`).
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
@@ -171,18 +175,24 @@ public final class NSFetchIndexDescription {
 
 /// How an index element is collated. Raw values match Core Data's.
 public enum NSFetchIndexElementType: UInt, Sendable {
+    /// An ordinary (B-tree) index, compared bytewise.
     case binary = 0
+    /// A spatial (R-tree) index, for range queries over numbers.
     case rTree = 1
 }
 
 /// One property of a store index, with its order.
 public final class NSFetchIndexElementDescription {
+    /// The indexed property.
     public var property: NSPropertyDescription?
     /// The property's name; kept when the property is resolved later by the model loader.
     public var propertyName: String?
+    /// How the element is indexed: ordinary (`.binary`) or spatial (`.rTree`).
     public var collationType: NSFetchIndexElementType
+    /// Whether the index sorts this element in ascending order (the default).
     public var isAscending: Bool = true
 
+    /// Creates an index element over `property`, indexed as `collationType`.
     public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
         self.property = property
         self.propertyName = property.name

@@ -21,6 +21,7 @@ open class NSManagedObjectModel: CustomStringConvertible {
     /// Where the model was loaded from, when it came from a file.
     public internal(set) var sourceURL: URL?
 
+    /// Creates an empty, editable model; add entities before a coordinator uses it.
     public init() {}
 
     /// The model's entities. Setting them makes this model their owner.

@@ -26,6 +26,7 @@ open class NSPropertyDescription: CustomStringConvertible {
     /// Kept for API compatibility with Core Data; Spotlight does not exist on Linux.
     public var isIndexedBySpotlight: Bool = false
 
+    /// Creates a property with an empty name; used through a subclass.
     public init() { self.name = "" }
 
     /// A hash of the properties of this description that affect the store schema: the

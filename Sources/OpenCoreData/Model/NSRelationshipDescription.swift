@@ -25,6 +25,7 @@ open class NSRelationshipDescription: NSPropertyDescription {
     /// default, as in Core Data) means no limit, so a new relationship is to-many until
     /// you set 1.
     public var maxCount: Int = 0
+    /// What deleting the source object does to the destination objects (nullify by default).
     public var deleteRule: NSDeleteRule = .nullifyDeleteRule
     /// Whether a to-many relationship keeps its order (an `NSOrderedSet`).
     public var isOrdered: Bool = false
@@ -32,6 +33,7 @@ open class NSRelationshipDescription: NSPropertyDescription {
     /// Whether the relationship may hold more than one object.
     public var isToMany: Bool { maxCount != 1 }
 
+    /// Creates a to-many relationship with no name and no destination; set them before use.
     public override init() { super.init() }
 
     /// Set by the model file loader: names resolved once all entities exist.

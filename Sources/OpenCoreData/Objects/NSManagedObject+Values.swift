@@ -246,16 +246,41 @@ extension NSManagedObject {
 
 /// Swift scalar types a `@Managed` property can have, with the value a missing one reads as.
 public protocol ManagedScalar {
+    /// The value a property of this type reads as when it holds none (zero or `false`).
     static var managedZero: Self { get }
 }
-extension Int: ManagedScalar { public static var managedZero: Int { 0 } }
-extension Int16: ManagedScalar { public static var managedZero: Int16 { 0 } }
-extension Int32: ManagedScalar { public static var managedZero: Int32 { 0 } }
-extension Int64: ManagedScalar { public static var managedZero: Int64 { 0 } }
-extension Double: ManagedScalar { public static var managedZero: Double { 0 } }
-extension Float: ManagedScalar { public static var managedZero: Float { 0 } }
-extension Bool: ManagedScalar { public static var managedZero: Bool { false } }
-extension Decimal: ManagedScalar { public static var managedZero: Decimal { 0 } }
+extension Int: ManagedScalar {
+    /// Zero: what a `@Managed` `Int` property without a value reads as.
+    public static var managedZero: Int { 0 }
+}
+extension Int16: ManagedScalar {
+    /// Zero: what a `@Managed` `Int16` property without a value reads as.
+    public static var managedZero: Int16 { 0 }
+}
+extension Int32: ManagedScalar {
+    /// Zero: what a `@Managed` `Int32` property without a value reads as.
+    public static var managedZero: Int32 { 0 }
+}
+extension Int64: ManagedScalar {
+    /// Zero: what a `@Managed` `Int64` property without a value reads as.
+    public static var managedZero: Int64 { 0 }
+}
+extension Double: ManagedScalar {
+    /// Zero: what a `@Managed` `Double` property without a value reads as.
+    public static var managedZero: Double { 0 }
+}
+extension Float: ManagedScalar {
+    /// Zero: what a `@Managed` `Float` property without a value reads as.
+    public static var managedZero: Float { 0 }
+}
+extension Bool: ManagedScalar {
+    /// `false`: what a `@Managed` `Bool` property without a value reads as.
+    public static var managedZero: Bool { false }
+}
+extension Decimal: ManagedScalar {
+    /// Zero: what a `@Managed` `Decimal` property without a value reads as.
+    public static var managedZero: Decimal { 0 }
+}
 
 /// Whether two stored values are the same, for change detection.
 func valueEquals(_ a: Any?, _ b: Any?) -> Bool {

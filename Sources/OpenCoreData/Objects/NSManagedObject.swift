@@ -46,6 +46,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Creates an object of the entity whose class is this class and inserts it into `context`.
     ///
     /// Stops the program when the context's model has no entity for the class, as Core Data does.
+    ///
+    /// ```swift
+    /// let trail = Trail(context: context)   // inserted: saved by the next save()
+    /// trail.name = "Laugavegur"
+    /// try context.save()
+    /// ```
+    ///
+    /// - Parameter context: the context the new object belongs to.
     public convenience init(context: NSManagedObjectContext) {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel,
             let entity = ManagedObjectClasses.entity(for: Self.self, in: model)

@@ -31,6 +31,9 @@ open class NSPersistentContainer {
     /// A container whose model is the `<name>.xcdatamodeld` (or `.momd`) an app would find
     /// in its bundle: here in `Bundle.main`, beside the executable or in the working
     /// directory. A missing or unreadable model stops the program, as on Apple platforms.
+    ///
+    /// - Parameter name: the model's file name without extension; also the default
+    ///   store's file name (`<name>.sqlite`).
     public convenience init(name: String) {
         guard let url = ModelLocator.modelURL(named: name) else {
             fatalError("NSPersistentContainer: cannot find a model named \(name) (looked for \(name).momd, \(name).xcdatamodeld and \(name).xcdatamodel in \(ModelLocator.searchDirectories().map(\.path).joined(separator: ", ")))")
@@ -45,6 +48,14 @@ open class NSPersistentContainer {
     }
 
     /// A container for a model you built in code (or loaded yourself).
+    ///
+    /// ```swift
+    /// let container = NSPersistentContainer(name: "Scratch", managedObjectModel: model)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the default store's file name (`<name>.sqlite`).
+    ///   - model: the model; a coordinator that uses it makes it immutable.
     public init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
@@ -69,6 +80,19 @@ open class NSPersistentContainer {
 
     /// Opens every store in ``persistentStoreDescriptions``, calling `block` once per store
     /// with the description and the error, if any.
+    ///
+    /// ```swift
+    /// container.loadPersistentStores { description, error in
+    ///     if let error { fatalError("Could not open \(description.url!): \(error)") }
+    /// }
+    /// ```
+    ///
+    /// - Parameter block: called once per store, before this method returns unless the
+    ///   description's `shouldAddStoreAsynchronously` is set. Its error is an `NSError` in
+    ///   `NSCocoaErrorDomain`, the same as
+    ///   ``NSPersistentStoreCoordinator/addPersistentStore(ofType:configurationName:at:options:)``
+    ///   throws: ``NSPersistentStoreInvalidTypeError``,
+    ///   ``NSPersistentStoreIncompatibleVersionHashError`` and others.
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
         for description in persistentStoreDescriptions {
             persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: block)

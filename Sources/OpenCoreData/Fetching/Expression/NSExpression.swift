@@ -14,18 +14,31 @@ import Foundation
 open class NSExpression: NSObject, NSCopying {
     /// The kinds of expression. Raw values are Apple's.
     public enum ExpressionType: UInt, Sendable {
+        /// A constant value (`NSExpression(forConstantValue:)`).
         case constantValue = 0
+        /// The object being evaluated: `SELF` in a format string.
         case evaluatedObject = 1
+        /// A substitution variable such as `$NAME`, replaced before evaluation.
         case variable = 2
+        /// A key path read from the evaluated object (`NSExpression(forKeyPath:)`).
         case keyPath = 3
+        /// A function applied to arguments, such as `sum:` or `uppercase:`.
         case function = 4
+        /// The union of two collections (`UNION`).
         case unionSet = 5
+        /// The intersection of two collections (`INTERSECT`).
         case intersectSet = 6
+        /// The elements of one collection not in another (`MINUS`).
         case minusSet = 7
+        /// A `SUBQUERY(collection, $x, predicate)`: the elements that match.
         case subquery = 13
+        /// A literal collection of expressions: `{1, 2, 3}`.
         case aggregate = 14
+        /// Any key of the evaluated object (Apple's `NSAnyKeyExpressionType`).
         case anyKey = 15
+        /// An expression computed by a Swift closure.
         case block = 19
+        /// `TERNARY(predicate, true, false)`: one of two expressions, by a predicate.
         case conditional = 20
     }
 
@@ -111,7 +124,9 @@ open class NSExpression: NSObject, NSCopying {
     }
 
     /// `FUNCTION(target, 'selectorName', arguments…)`: a method called on the value of
-    /// `target`. Only the methods listed in ``ExpressionFunctions`` can be called on Linux.
+    /// `target`. Without the Objective-C runtime only these methods can be called:
+    /// `valueForKeyPath:`, `valueForKey:`, `self`, `copy`, `description`, `uppercaseString`,
+    /// `lowercaseString`, `length`, `count` and the built-in functions (`sum:`, …).
     public convenience init(forFunction target: NSExpression, selectorName name: String, arguments parameters: [Any]?) {
         self.init(node: .function(name: name, operand: target, arguments: (parameters ?? []).map(NSExpression.wrap)))
     }

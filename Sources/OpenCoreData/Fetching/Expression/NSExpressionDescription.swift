@@ -15,6 +15,7 @@ open class NSExpressionDescription: NSPropertyDescription {
     /// The attribute type of the result. Defaults to `.undefinedAttributeType`.
     open var expressionResultType: NSAttributeType = .undefinedAttributeType
 
+    /// Creates a description with no name, expression or result type.
     public override init() { super.init() }
 
     open override var description: String {

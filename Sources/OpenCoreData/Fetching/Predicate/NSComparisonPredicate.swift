@@ -14,26 +14,43 @@ open class NSComparisonPredicate: NSPredicate {
     /// How the left side is applied: directly, or to every/any element of a collection.
     /// Raw values are Apple's.
     public enum Modifier: UInt, Sendable {
+        /// Compare the left side itself.
         case direct = 0
+        /// Every element of the left-side collection must match (`ALL`).
         case all = 1
+        /// At least one element of the left-side collection must match (`ANY`, `SOME`).
         case any = 2
     }
 
     /// The comparison. Raw values are Apple's (`NSPredicateOperatorType`).
     public enum Operator: UInt, Sendable {
+        /// `<`
         case lessThan = 0
+        /// `<=` (also `=<`)
         case lessThanOrEqualTo = 1
+        /// `>`
         case greaterThan = 2
+        /// `>=` (also `=>`)
         case greaterThanOrEqualTo = 3
+        /// `==` (also `=`)
         case equalTo = 4
+        /// `!=` (also `<>`)
         case notEqualTo = 5
+        /// `MATCHES`: the whole string matches a regular expression.
         case matches = 6
+        /// `LIKE`: a pattern with `?` (one character) and `*` (any characters).
         case like = 7
+        /// `BEGINSWITH`
         case beginsWith = 8
+        /// `ENDSWITH`
         case endsWith = 9
+        /// `IN`: the left side is an element of the right-side collection.
         case `in` = 10
+        /// A comparison by a named method (`Selector`) of the left-side value.
         case customSelector = 11
+        /// `CONTAINS`: a substring, or an element of a collection.
         case contains = 99
+        /// `BETWEEN {low, high}`: within a closed range.
         case between = 100
     }
 

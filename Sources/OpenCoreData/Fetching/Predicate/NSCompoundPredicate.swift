@@ -13,8 +13,11 @@ import Foundation
 open class NSCompoundPredicate: NSPredicate {
     /// Raw values are Apple's.
     public enum LogicalType: UInt, Sendable {
+        /// `NOT`: true when its one subpredicate is false.
         case not = 0
+        /// `AND`: true when every subpredicate is true (and when there are none).
         case and = 1
+        /// `OR`: true when any subpredicate is true (false when there are none).
         case or = 2
     }
 

@@ -125,6 +125,15 @@ extension _PredicateFormatInitializing where Self: NSPredicate {
     /// A malformed format traps with Foundation's message, `Unable to parse the format
     /// string "…"`, followed by what was wrong and where; use
     /// ``init(validatingFormat:_:)`` to get an error instead.
+    ///
+    /// ```swift
+    /// let longInRegion = NSPredicate(format: "%K == %@ AND lengthKm > %@",
+    ///                                "region", "Iceland", NSNumber(value: 30))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: the predicate in Apple's format-string syntax.
+    ///   - arguments: one value per format specifier, in order.
     public init(format predicateFormat: String, _ arguments: Any?...) {
         do {
             self = try Self.parsed(predicateFormat, arguments.map { $0 as Any })

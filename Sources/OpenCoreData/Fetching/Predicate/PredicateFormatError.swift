@@ -16,21 +16,37 @@ import Foundation
 public struct PredicateFormatError: Error, CustomStringConvertible, Equatable {
     /// What went wrong.
     public enum Kind: String, Sendable, Equatable {
+        /// A quoted string has no closing quote.
         case unterminatedString
+        /// A character that cannot start any token.
         case invalidCharacter
+        /// A number that cannot be read (`1.2.3`).
         case invalidNumber
+        /// An operand was missing, as after `name ==`.
         case expectedExpression
+        /// Two operands with no operator between them.
         case expectedOperator
+        /// A `(` with no matching `)`.
         case expectedClosingParenthesis
+        /// A `{` with no matching `}`.
         case expectedClosingBrace
+        /// A `[` with no matching `]`.
         case expectedClosingBracket
+        /// Arguments of a function or aggregate not separated by a comma.
         case expectedComma
+        /// A token where none can stand, such as text after a complete predicate.
         case unexpectedToken
+        /// A `FUNCTION` name or `name:` function that does not exist.
         case unknownFunction
+        /// Comparison options in brackets other than `c`, `d`, `n` and `l`.
         case unknownOptions
+        /// More `%@`, `%K` or `%d` specifiers than arguments.
         case insufficientArguments
+        /// A `%` specifier the format syntax does not have.
         case unrecognizedConversionSpecifier
+        /// A `%K` argument that is not a string (or Swift key path).
         case keyPathArgumentNotString
+        /// An operator that cannot be applied where it was written.
         case unsupportedOperator
     }
 
@@ -44,6 +60,7 @@ public struct PredicateFormatError: Error, CustomStringConvertible, Equatable {
     /// A sentence saying what was expected or found.
     public let detail: String
 
+    /// Creates an error for `format`, at `position`, of the given `kind`.
     public init(format: String, position: Int, kind: Kind, detail: String) {
         self.format = format
         self.position = position

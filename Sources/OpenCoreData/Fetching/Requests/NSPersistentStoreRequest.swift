@@ -22,6 +22,7 @@ open class NSPersistentStoreRequest {
     /// The stores the request applies to; all of the coordinator's stores when `nil`.
     open var affectedStores: [NSPersistentStore]?
 
+    /// Creates a request for all of the coordinator's stores.
     public init() {}
 
     /// What kind of request this is.
@@ -37,6 +38,7 @@ open class NSPersistentStoreRequest {
 /// subclass (``NSBatchUpdateResult``, ``NSBatchDeleteResult``, ``NSBatchInsertResult``,
 /// ``NSAsynchronousFetchResult``).
 open class NSPersistentStoreResult {
+    /// Creates an empty result; each request type returns its own subclass.
     public init() {}
 }
 

@@ -7,6 +7,15 @@ extension NSManagedObjectModel {
     ///
     /// Returns `nil` when the model cannot be read, printing the reason (file and line) to
     /// standard error, as Core Data logs why a model failed to load.
+    ///
+    /// ```swift
+    /// let url = URL(fileURLWithPath: "Trailhead.xcdatamodeld")
+    /// guard let model = NSManagedObjectModel(contentsOf: url) else { fatalError("no model") }
+    /// let container = NSPersistentContainer(name: "Trailhead", managedObjectModel: model)
+    /// ```
+    ///
+    /// - Parameter url: the model's location; a compiled `.momd` or `.mom` is refused
+    ///   (see the Linux differences).
     public convenience init?(contentsOf url: URL) {
         let loaded: NSManagedObjectModel
         do {
