@@ -101,7 +101,7 @@ struct Build: ParsableCommand {
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve book/ on 127.0.0.1, rebuilding changed chapters and reloading the page.",
-        discussion: "In the served pages every example has an Edit button: run your edit, compare its output with the book's, and save it into the chapter file. Only this server's own pages can run code (a per-run secret, Host and Origin are checked).")
+        discussion: "In the served pages every example has an Edit button: run your edit, compare its output with the book's, and save it into the chapter file. Only this server's own pages can run code (a per-run secret, Host and Origin are checked), and only when it listens on a loopback address.")
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -124,7 +124,11 @@ struct Serve: ParsableCommand {
             }
         }
         server.chaptersDirectory = workbook.chaptersDirectory
-        server.practice = Practice(workbook: workbook)
+        if BookServer.isLoopback(host) {
+            server.practice = Practice(workbook: workbook)
+        } else {
+            Terminal.warn("editing and running examples in the page is off: it is offered only on a loopback address (127.0.0.1), never to the network")
+        }
         let bound = try server.start()
         Terminal.say("serving the book on http://\(host):\(bound)/ (Ctrl-C to stop)")
         try server.run()

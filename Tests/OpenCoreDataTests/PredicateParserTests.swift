@@ -213,6 +213,10 @@ final class PredicateParserTests: XCTestCase {
         assertFormat("FUNCTION({1}, 'valueForKeyPath:', 'self.@count') == 1", "{1}.#self.@count == 1")
         assertFormat("FUNCTION(x, 'valueForKeyPath:', 'a b') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"a b\") == 1")
         assertFormat("FUNCTION(x, 'valueForKeyPath:', '') == 1", "FUNCTION(x, \"valueForKeyPath:\", \"\") == 1")
+        // Found in review: `SELF.k` reads back as the key path `k`; `-0.0` prints as `0`.
+        assertFormat("FUNCTION(SELF, 'valueForKeyPath:', 'k') == 1", "k == 1")
+        assertFormat("(-0.0)[1] == 1", "0[1] == 1")
+        assertFormat("(-1.5).a == 1", "(-1.5).a == 1")
         // Each level of a chain of indexes is printed once (printing the base twice per
         // level made 40 levels take 2^40 steps; found by fuzzing).
         let chain = "a" + String(repeating: "[FIRST]", count: 40) + " == 1"

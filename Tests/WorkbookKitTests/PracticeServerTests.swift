@@ -74,9 +74,13 @@ final class PracticeServerTests: XCTestCase {
         return try request(Data((head + "\r\n").utf8) + body)
     }
 
-    private func edit(_ snippet: Int, _ code: String, original: String? = nil) -> [String: Any] {
+    /// An edit as the page sends it; a save names the code it replaces and its fence line.
+    private func edit(_ snippet: Int, _ code: String, original: String? = nil, line: Int = 3) -> [String: Any] {
         var edit: [String: Any] = ["chapter": "01-practice.md", "snippet": snippet, "code": code]
-        if let original { edit["original"] = original }
+        if let original {
+            edit["original"] = original
+            edit["line"] = line
+        }
         return edit
     }
 
@@ -128,6 +132,29 @@ final class PracticeServerTests: XCTestCase {
         XCTAssertEqual(try post("/__save", huge).status, 413)
     }
 
+    func testMalformedBodyLengthsAreRefusedAndTheServerStaysUp() throws {
+        for header in ["Content-Length: -1", "Content-Length: 12abc", "Content-Length: 5\r\nContent-Length: 6",
+                       "Transfer-Encoding: chunked"] {
+            let reply = try request(Data("POST /__run HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(header)\r\n\r\n".utf8))
+            XCTAssertEqual(reply.status, 400, header)
+        }
+        XCTAssertEqual(try request(Data("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)).status, 200)
+    }
+
+    func testPagesMayNotBeFramedByAnotherSite() throws {
+        let page = try request(Data("GET /01-practice.html HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8))
+        XCTAssertTrue(page.headers.contains("X-Frame-Options: DENY"), page.headers)
+        XCTAssertTrue(page.headers.contains("Content-Security-Policy: frame-ancestors 'none'"), page.headers)
+    }
+
+    func testEditingIsOfferedOnlyOnLoopbackAddresses() {
+        XCTAssertTrue(BookServer.isLoopback("127.0.0.1"))
+        XCTAssertTrue(BookServer.isLoopback("localhost"))
+        XCTAssertTrue(BookServer.isLoopback("::1"))
+        XCTAssertFalse(BookServer.isLoopback("0.0.0.0"))
+        XCTAssertFalse(BookServer.isLoopback("192.168.1.5"))
+    }
+
     // MARK: Saving
 
     func testSaveWritesOnlyTheSnippetsCode() throws {
@@ -143,6 +170,19 @@ final class PracticeServerTests: XCTestCase {
         XCTAssertEqual(reply.status, 409)
         XCTAssertTrue(reply.body.contains("changed on disk"), reply.body)
         XCTAssertTrue(try chapterText().contains("print(2 + 1)"), "the edit on disk is kept")
+    }
+
+    func testSaveRefusesWhenTheExampleMovedAlthoughItsCodeIsTheSame() throws {
+        // A snippet added above moves the example: same index and code would point elsewhere.
+        let reply = try post("/__save", edit(0, "print(3)\n", original: "print(1 + 2)\n", line: 7))
+        XCTAssertEqual(reply.status, 409)
+        XCTAssertTrue(try chapterText().contains("print(1 + 2)"))
+    }
+
+    func testCodeIndentedFourSpacesMayHoldAFence() throws {
+        let code = "let text = \"\"\"\n    ```\n    \"\"\"\nprint(text)\n"
+        XCTAssertEqual(try post("/__save", edit(0, code, original: "print(1 + 2)\n")).status, 200)
+        XCTAssertTrue(try chapterText().contains("    ```\n"))
     }
 
     func testCodeThatWouldCloseTheBlockIsRefused() throws {

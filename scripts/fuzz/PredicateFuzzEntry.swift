@@ -59,6 +59,22 @@ enum FuzzTree {
         case .evaluatedObject: return "SELF"
         case .variable(let name): return "$" + name
         case .keyPath(_, let components): return "(key " + components.joined(separator: " ") + ")"
+        case .function("valueForKeyPath:", let operand?, let arguments)
+            where arguments.count == 1 && arguments[0].constantValue.flatMap(PredicateValues.string) != nil:
+            // Key-value coding reads `a.b` after x as `a`, then `b`; and a key after a key
+            // path or SELF extends the key path. The printed `x.a.b` reads back that way.
+            let path = arguments[0].constantValue.flatMap(PredicateValues.string) ?? ""
+            var base = operand
+            for key in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                switch base.node {
+                case .keyPath(_, let components): base = NSExpression(forKeyPath: (components + [key]).joined(separator: "."))
+                case .evaluatedObject: base = NSExpression(forKeyPath: key)
+                default:
+                    base = NSExpression(node: .function(name: "valueForKeyPath:", operand: base, arguments: [NSExpression(forConstantValue: key)]))
+                }
+            }
+            guard case .function(_, let inner?, let keys) = base.node else { return self.expression(base) }
+            return "(fn valueForKeyPath: " + self.expression(inner) + " " + keys.map(self.expression).joined(separator: " ") + ")"
         case .function(let name, let operand, let arguments):
             return "(fn \(name) " + (operand.map(self.expression) ?? "-") + " " + arguments.map(self.expression).joined(separator: " ") + ")"
         case .setOperation(let type, let left, let right):

@@ -118,6 +118,8 @@ enum BookScript {
         if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
         var target = event.target;
         var typing = target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+        // Turning the page would drop an unsaved edit of an example.
+        if (unsavedEdits > 0 || (target && target.closest && target.closest(".practice"))) typing = true;
         if (event.key === "Escape") setSidebarOpen(false);
         if (typing) return;
         if (event.key === "/" && input) { event.preventDefault(); input.focus(); input.select(); return; }
@@ -179,7 +181,13 @@ enum BookScript {
       var secretMeta = document.querySelector('meta[name="workbook-secret"]');
       var article = document.querySelector("article[data-chapter]");
       var unsavedEdits = 0;
+      window.addEventListener("beforeunload", function (event) {
+        if (unsavedEdits > 0) { event.preventDefault(); event.returnValue = ""; }
+      });
+      var bodyLimit = 256 * 1024;
       function post(path, edit, done) {
+        var body = JSON.stringify(edit);
+        if (new Blob([body]).size > bodyLimit) { done(413, null, "the edit is larger than 256 KiB"); return; }
         var request = new XMLHttpRequest();
         request.open("POST", path);
         request.setRequestHeader("Content-Type", "application/json");
@@ -190,7 +198,7 @@ enum BookScript {
           done(request.status, body, request.responseText);
         };
         request.onerror = function () { done(0, null, "the server did not answer (is workbook serve still running?)"); };
-        request.send(JSON.stringify(edit));
+        request.send(body);
       }
       function element(tag, className, text) {
         var e = document.createElement(tag);
@@ -202,6 +210,7 @@ enum BookScript {
         var wrapper = figure.querySelector(".code-block");
         var pre = wrapper && wrapper.querySelector("pre.code");
         var index = parseInt(figure.id.replace("snippet-", ""), 10);
+        var line = parseInt(figure.getAttribute("data-line"), 10);
         if (!pre || isNaN(index)) return;
         var original = pre.textContent;
         var edit = element("button", "edit-button", "Edit");
@@ -215,6 +224,7 @@ enum BookScript {
         area.setAttribute("aria-label", "The example's code, editable");
         var actions = element("div", "practice-actions");
         var run = element("button", null, "Run"), save = element("button", null, "Save to chapter"), cancel = element("button", null, "Close");
+        cancel.title = "Hide the editor; your edit stays in it until you save it or reload the page";
         [run, save, cancel].forEach(function (b) { b.type = "button"; actions.appendChild(b); });
         var status = element("span", "practice-status");
         status.setAttribute("role", "status");
@@ -253,7 +263,7 @@ enum BookScript {
           edit.focus();
         });
         function edited() {
-          return { chapter: article.getAttribute("data-chapter"), snippet: index, code: area.value, original: original };
+          return { chapter: article.getAttribute("data-chapter"), snippet: index, code: area.value, original: original, line: line };
         }
         function busy(on, text) {
           run.disabled = save.disabled = on;
@@ -288,14 +298,17 @@ enum BookScript {
         });
         save.addEventListener("click", function () {
           busy(true, "Saving…");
-          post("/__save", edited(), function (code, body, text) {
+          // What was sent is what is saved: text typed while the save is under way stays unsaved.
+          var sent = edited();
+          post("/__save", sent, function (code, body, text) {
             busy(false, code === 200 ? "Saved to Chapters/" + article.getAttribute("data-chapter") + "; the page reloads when the book is rebuilt." : "Not saved: " + text);
-            if (code === 200) { original = area.value; setDirty(false); }
+            if (code === 200) { original = sent.code; setDirty(area.value !== original); }
           });
         });
       }
       if (secretMeta && article) {
-        document.querySelectorAll("figure.snippet:not(.mode-ignore)").forEach(addEditor);
+        // Examples that run; `ignore` and `no-run` ones have no output to compare.
+        document.querySelectorAll("figure.snippet:not(.mode-ignore):not(.mode-no-run)").forEach(addEditor);
       }
 
       // Live reload, only when served by `workbook serve`; never over an unsaved edit.
@@ -311,7 +324,7 @@ enum BookScript {
                 if (unsavedEdits === 0) { window.location.reload(); return; }
                 var notice = document.getElementById("reload-notice");
                 if (!notice) {
-                  notice = element("p", "reload-notice", "The book was rebuilt. Save or close your edits, then reload the page.");
+                  notice = element("p", "reload-notice", "The book was rebuilt. Save your edits, then reload the page (unsaved edits are lost on reload).");
                   notice.id = "reload-notice";
                   notice.setAttribute("role", "status");
                   document.body.insertBefore(notice, document.body.firstChild);

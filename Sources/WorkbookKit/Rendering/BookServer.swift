@@ -28,7 +28,8 @@ public final class BookServer {
     /// Where the watched `*.md` chapters are; by default `Chapters/` beside the book directory.
     public var chaptersDirectory: URL
 
-    /// Runs and saves readers' edits; nil serves the book read-only.
+    /// Runs and saves readers' edits; nil serves the book read-only. Set it only for a
+    /// loopback ``host`` (see ``isLoopback(_:)``): anyone who can load a page can use it.
     public var practice: Practice?
     /// The secret that pages must send with `/__run` and `/__save`, new for every server.
     public let secret: String
@@ -50,6 +51,11 @@ public final class BookServer {
     }
 
     deinit { stop() }
+
+    /// Whether `host` is an address only this machine can reach.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
 
     /// The book version pages compare against; it grows by one after each rebuild.
     public var version: Int { state.version }
@@ -163,14 +169,18 @@ struct ConnectionHandler: Sendable {
             Sockets.sendAll(client, HTTPResponse.text(400, "bad request").serialized(includeBody: true))
             return
         }
-        let response = received.bodyTooLarge
-            ? HTTPResponse.text(413, "the request body is larger than \(Self.bodyLimit / 1024) KiB")
-            : respond(to: request)
-        Sockets.sendAll(client, response.serialized(includeBody: request.method != "HEAD"))
+        if let refusal = received.refusal {
+            Sockets.sendAll(client, HTTPResponse.text(refusal.status, refusal.message).serialized(includeBody: true))
+            // The unread body would make closing reset the connection before the answer is read.
+            Sockets.drain(client, limit: 4 << 20)
+            return
+        }
+        Sockets.sendAll(client, respond(to: request).serialized(includeBody: request.method != "HEAD"))
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        if let refusal = guardian.checkHost(request) { return HTTPResponse.text(403, refusal) }
+        // Pages that hold the secret go only to requests that name this server.
+        if practice != nil, let refusal = guardian.checkHost(request) { return HTTPResponse.text(403, refusal) }
         if request.method == "POST", request.path == "/__run" || request.path == "/__save" {
             return practiceResponse(to: request)
         }
@@ -233,7 +243,7 @@ struct RequestGuard: Sendable {
     /// `localhost` when that is a loopback address.
     private var acceptedHosts: Set<String> {
         var names = [host]
-        if host == "127.0.0.1" || host == "::1" || host == "localhost" { names += ["127.0.0.1", "localhost", "[::1]"] }
+        if BookServer.isLoopback(host) { names += ["127.0.0.1", "localhost", "[::1]"] }
         return Set(names.flatMap { [$0, "\($0):\(port)"] })
     }
 

@@ -66,6 +66,9 @@ struct HTTPResponse {
         head += "Content-Type: \(contentType)\r\n"
         head += "Content-Length: \(body.count)\r\n"
         head += "Connection: close\r\n"
+        // No other site may frame the book's pages (they can hold the editing secret) or
+        // make the browser guess a type.
+        head += "X-Frame-Options: DENY\r\nContent-Security-Policy: frame-ancestors 'none'\r\nX-Content-Type-Options: nosniff\r\n"
         for (name, value) in extraHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         var data = Data(head.utf8)

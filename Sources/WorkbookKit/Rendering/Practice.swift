@@ -17,12 +17,17 @@ public final class Practice: @unchecked Sendable {
         public var code: String
         /// The code the page showed before the reader edited it (checked by `save`).
         public var original: String?
+        /// The line of the snippet's opening fence when the page was rendered (checked by
+        /// `save`, so that an edit never lands in another snippet with the same code after
+        /// snippets were added or removed above it).
+        public var line: Int?
 
-        public init(chapter: String, snippet: Int, code: String, original: String? = nil) {
+        public init(chapter: String, snippet: Int, code: String, original: String? = nil, line: Int? = nil) {
             self.chapter = chapter
             self.snippet = snippet
             self.code = code
             self.original = original
+            self.line = line
         }
     }
 
@@ -54,6 +59,9 @@ public final class Practice: @unchecked Sendable {
     private let workbook: Workbook
     /// One run at a time: each compiles a whole chapter, and two would only slow each other.
     private let runLock = NSLock()
+    /// One save at a time: two saves of one chapter must not both pass the check that the
+    /// file is unchanged and then overwrite each other.
+    private let saveLock = NSLock()
 
     public init(workbook: Workbook) {
         self.workbook = workbook
@@ -90,19 +98,23 @@ public final class Practice: @unchecked Sendable {
 
     /// Writes the edited code into the snippet's block in the chapter file.
     public func save(_ edit: Edit) throws {
-        let (chapter, snippet) = try locate(edit)
-        guard let original = edit.original else {
-            throw Refusal(status: 400, message: "a save must say which code the page showed (original)")
-        }
-        guard Self.sameCode(original, snippet.code) else {
-            throw Refusal(status: 409, message: "\(chapter.path): the snippet at line \(snippet.fenceLine) changed on disk since the page was loaded; reload the page (your edit is still in it) and save again")
-        }
-        let text = try Self.replacingCode(of: snippet, in: chapter.source, with: edit.code)
-        let url = workbook.chaptersDirectory.appendingPathComponent(edit.chapter)
-        do {
-            try ChapterFile.replace(url, path: chapter.path, expecting: Data(chapter.source.utf8), with: Data(text.utf8))
-        } catch {
-            throw Refusal(status: 409, message: "\(chapter.path) changed on disk while saving; reload the page and save again")
+        try saveLock.withLock {
+            let (chapter, snippet) = try locate(edit)
+            guard let original = edit.original, let line = edit.line else {
+                throw Refusal(status: 400, message: "a save must say which code the page showed and where (original, line)")
+            }
+            guard line == snippet.fenceLine, Self.sameCode(original, snippet.code) else {
+                throw Refusal(status: 409, message: "\(chapter.path): the example changed on disk since the page was loaded (it was at line \(line)); copy your edit, reload the page and save again")
+            }
+            let text = try Self.replacingCode(of: snippet, in: chapter.source, with: edit.code)
+            let url = workbook.chaptersDirectory.appendingPathComponent(edit.chapter)
+            do {
+                try ChapterFile.replace(url, path: chapter.path, expecting: Data(chapter.source.utf8), with: Data(text.utf8))
+            } catch let problem as Problem where problem.message.contains("changed while it ran") {
+                throw Refusal(status: 409, message: "\(chapter.path) changed on disk while saving; reload the page and save again")
+            } catch {
+                throw Refusal(status: 500, message: "\(chapter.path) could not be written: \(error)")
+            }
         }
     }
 
@@ -134,11 +146,14 @@ public final class Practice: @unchecked Sendable {
     /// The chapter text with the code between `snippet`'s fences replaced by `code`.
     static func replacingCode(of snippet: Snippet, in source: String, with code: String) throws -> String {
         let codeLines = SourceLines(code.hasSuffix("\n") || code.isEmpty ? code : code + "\n").lines
+        // A line indented by up to three spaces that starts with a fence could close the
+        // block (CommonMark); indented further it is code.
         if let fence = codeLines.firstIndex(where: { line in
-            let trimmed = line.drop { $0 == " " }
-            return trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~")
+            let indent = line.prefix { $0 == " " }.count
+            let rest = line.dropFirst(indent)
+            return indent <= 3 && (rest.hasPrefix("```") || rest.hasPrefix("~~~"))
         }) {
-            throw Refusal(status: 400, message: "line \(fence + 1) of the code starts a fence (``` or ~~~), which would end the block; indent it or change it")
+            throw Refusal(status: 400, message: "line \(fence + 1) of the code starts with a fence (``` or ~~~), which would end the example's block; indent it by four spaces or change it")
         }
         // Every other line keeps its own line ending; the new code takes the file's usual one.
         let sourceLines = SourceLines(source)

@@ -8,7 +8,7 @@ struct SnippetRenderer {
         guard !snippet.attributes.isHidden else { return nil }
         var classes = ["snippet", "mode-\(snippet.attributes.mode.rawValue)"]
         if snippet.attributes.role != .plain { classes.append("role-\(snippet.attributes.role.rawValue)") }
-        var html: HTML = "<figure class=\"\(classes.joined(separator: " "))\" id=\"snippet-\(snippet.index)\">\n"
+        var html: HTML = "<figure class=\"\(classes.joined(separator: " "))\" id=\"snippet-\(snippet.index)\" data-line=\"\(snippet.fenceLine)\">\n"
         html += caption(for: snippet)
         html += "<pre class=\"code\"><code class=\"language-swift\">\(SwiftHighlighter.highlight(snippet.code))</code></pre>\n"
         if let output = outputBlock(for: snippet) {

@@ -77,11 +77,18 @@ enum Sockets {
         return client
     }
 
+    /// A request as read from the socket: its head, and its body or why it was not read.
+    struct ReceivedRequest {
+        var head: String
+        var body = Data()
+        /// Set when the body was not read: the status and message to answer with.
+        var refusal: (status: Int, message: String)?
+    }
+
     /// Reads a request's head and, when it declares a `Content-Length` of at most
-    /// `bodyLimit` bytes, its body. A longer body is not read: `bodyTooLarge` says so.
-    static func readRequest(_ fd: Int32, headLimit: Int = 64 * 1024, bodyLimit: Int)
-        -> (head: String, body: Data, bodyTooLarge: Bool)?
-    {
+    /// `bodyLimit` bytes, its body. A longer body, a length that is not one number, or a
+    /// chunked body is not read; `refusal` says what to answer.
+    static func readRequest(_ fd: Int32, headLimit: Int = 64 * 1024, bodyLimit: Int) -> ReceivedRequest? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         let terminator = Data("\r\n\r\n".utf8)
@@ -94,21 +101,47 @@ enum Sockets {
             if headEnd != nil { break }
         }
         guard !data.isEmpty else { return nil }
-        guard let headEnd else { return (String(decoding: data, as: UTF8.self), Data(), false) }
+        guard let headEnd else { return ReceivedRequest(head: String(decoding: data, as: UTF8.self)) }
         let head = String(decoding: data[..<headEnd.lowerBound], as: UTF8.self)
-        var body = Data(data[headEnd.upperBound...])
-        let length = head.components(separatedBy: "\r\n").dropFirst().lazy.compactMap { line -> Int? in
+        var fields: [(name: String, value: String)] = []
+        for line in head.components(separatedBy: "\r\n").dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
-        guard length <= bodyLimit else { return (head, Data(), true) }
+            guard parts.count == 2 else { continue }
+            fields.append((parts[0].trimmingCharacters(in: .whitespaces).lowercased(), parts[1].trimmingCharacters(in: .whitespaces)))
+        }
+        if fields.contains(where: { $0.name == "transfer-encoding" }) {
+            return ReceivedRequest(head: head, refusal: (400, "chunked request bodies are not supported; send a Content-Length"))
+        }
+        let lengths = Set(fields.filter { $0.name == "content-length" }.map(\.value))
+        guard lengths.count <= 1 else { return ReceivedRequest(head: head, refusal: (400, "conflicting Content-Length headers")) }
+        // Digits only: no sign, so a negative length cannot slip past the limit.
+        let text = lengths.first ?? "0"
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text) else {
+            return ReceivedRequest(head: head, refusal: (400, "Content-Length is not a number"))
+        }
+        guard length <= bodyLimit else {
+            return ReceivedRequest(head: head, refusal: (413, "the request body is larger than \(bodyLimit / 1024) KiB"))
+        }
+        var body = Data(data[headEnd.upperBound...])
         while body.count < length {
             let count = recv(fd, &buffer, min(buffer.count, length - body.count), 0)
             guard count > 0 else { break }
             body.append(contentsOf: buffer[0..<count])
         }
-        return (head, body.prefix(length), false)
+        return ReceivedRequest(head: head, body: body.prefix(length))
+    }
+
+    /// Reads and drops what the peer still sends, up to `limit` bytes, so that closing the
+    /// socket after an early answer (413) does not reset the connection before the client
+    /// has read the answer.
+    static func drain(_ fd: Int32, limit: Int) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var total = 0
+        while total < limit {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return }
+            total += count
+        }
     }
 
     /// Sends everything, giving up quietly if the client went away.

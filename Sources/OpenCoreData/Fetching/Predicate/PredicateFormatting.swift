@@ -113,22 +113,16 @@ enum PredicateFormatter {
         return false
     }
 
-    /// Whether `expression` prints as something a `.key` or `[index]` can follow without
-    /// changing what it applies to: `(a + b).c`, `(x UNION y)[0]` and `(-5)[0]` need
-    /// parentheses (without them `-5[0]` reads as `0 - 5[0]`).
-    private static func printsAsPostfixBase(_ expression: NSExpression) -> Bool {
+    /// Whether `expression`, printed as `text`, is something a `.key` or `[index]` can
+    /// follow without changing what it applies to: `(a + b).c`, `(x UNION y)[0]` and
+    /// `(-5)[0]` need parentheses (without them `-5[0]` reads as `0 - 5[0]`). A constant is
+    /// judged by its printed text, which is what is read back (`-0.0` prints as `0`).
+    private static func printsAsPostfixBase(_ expression: NSExpression, _ text: String) -> Bool {
         switch expression.node {
         case .setOperation: return false
         case .function(let name, nil, let arguments) where arguments.count == 2 && ExpressionFunctions.infixOperators[name] != nil:
             return false
-        case .constant(let value):
-            guard let value = unwrapAny(value), let number = PredicateValues.number(value) else { return true }
-            switch number {
-            case .int(let int): return int >= 0
-            case .uint: return true
-            case .double(let double): return !(double.sign == .minus)
-            case .decimal(let decimal): return !decimal.isSignMinus
-            }
+        case .constant: return !text.hasPrefix("-")
         default: return true
         }
     }
@@ -136,7 +130,8 @@ enum PredicateFormatter {
     /// `expression`, in parentheses when a postfix `.key` or `[index]` follows it and would
     /// otherwise bind to only part of it.
     private static func postfixBase(_ expression: NSExpression) -> String {
-        printsAsPostfixBase(expression) ? self.expression(expression) : "(" + self.expression(expression) + ")"
+        let text = self.expression(expression)
+        return printsAsPostfixBase(expression, text) ? text : "(" + text + ")"
     }
 
     /// A `valueForKeyPath:` key path prints after a `.` only when every key reads back as
@@ -152,6 +147,8 @@ enum PredicateFormatter {
         if let operand {
             if name == "valueForKeyPath:", arguments.count == 1,
                 let path = arguments[0].constantValue.flatMap(PredicateValues.string), let keys = dottedKeys(path) {
+                // `SELF.k` reads back as the key path `k`, so it prints as one.
+                if case .evaluatedObject = operand.node { return keys }
                 return postfixBase(operand) + "." + keys
             }
             return "FUNCTION(" + ([expression(operand), quoted(name)] + args).joined(separator: ", ") + ")"
@@ -165,7 +162,7 @@ enum PredicateFormatter {
         if name == "objectFrom:withIndex:", arguments.count == 2 {
             // args[0] is already printed: printing arguments[0] again at every level of
             // `a[0][0]…` would double the work per level (found by fuzzing).
-            return (printsAsPostfixBase(arguments[0]) ? args[0] : "(" + args[0] + ")") + "[" + args[1] + "]"
+            return (printsAsPostfixBase(arguments[0], args[0]) ? args[0] : "(" + args[0] + ")") + "[" + args[1] + "]"
         }
         if name == "castObject:toType:", arguments.count == 2 {
             return "CAST(" + args[0] + ", " + args[1] + ")"

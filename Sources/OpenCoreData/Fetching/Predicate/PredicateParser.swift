@@ -311,7 +311,9 @@ struct PredicateParser {
             if case .constant(let value) = operand.node, let number = value.flatMap(PredicateValues.number) {
                 switch number {
                 case .int(let int) where int != Int64.min: return NSExpression(forConstantValue: Int(-int))
-                case .double(let double): return NSExpression(forConstantValue: -double)
+                // An infinite argument (`-%@` with .infinity) stays a subtraction: a constant
+                // -inf would print as "-inf", which reads back as the negated key path `inf`.
+                case .double(let double) where double.isFinite: return NSExpression(forConstantValue: -double)
                 case .decimal(let decimal): return NSExpression(forConstantValue: -decimal)
                 default: break
                 }
