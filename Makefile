@@ -3,7 +3,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 BIN := .build/debug
 
-.PHONY: book test build deps serve verify bench fuzz clean
+.PHONY: book test build deps serve verify bench fuzz tsan clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -35,6 +35,14 @@ fuzz:
 	@scripts/fuzz-predicates.sh $(FUZZ_SECONDS)
 	@echo "==> Fuzzing the workbook's chapter parser and output matcher for $(FUZZ_SECONDS) s each"
 	@scripts/fuzz-workbook.sh $(FUZZ_SECONDS)
+
+# The tests of contexts working on several queues at once, under ThreadSanitizer, in
+# their own build directory (a sanitized build shares nothing with .build).
+TSAN_TESTS ?= ParentContextTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
+tsan: deps
+	@echo "==> Running the concurrency tests under ThreadSanitizer (swift test --sanitize=thread)"
+	@TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+	  --disable-swift-testing --filter '$(TSAN_TESTS)'
 
 verify: build
 	@$(BIN)/workbook verify

@@ -42,16 +42,13 @@ enum ConcurrencyDebug {
 
     /// Stops the program as Core Data does for a context used off its queue: Core Data
     /// executes a trap instruction inside the method whose name is its message (a
-    /// debugger shows the stop there; on Linux the name is written to standard error
-    /// first, with what was used where), and the process ends with SIGILL.
+    /// debugger shows the stop there). On Linux the name goes to standard error first,
+    /// with what was used where, and the process is stopped with a signal.
     static func violation(_ context: NSManagedObjectContext) -> Never {
-        let queue = context.concurrencyType == .mainQueueConcurrencyType ? "the main queue" : "its private queue"
-        let place = Thread.isMainThread ? "the main thread" : "another thread"
-        FileHandle.standardError.write(Data("""
-            +[NSManagedObjectContext __Multithreading_Violation_AllThatIsLeftToUsIsHonor__]: \
-            a context of \(queue) was used on \(place)
-
-            """.utf8))
+        let what = context.concurrencyType == .mainQueueConcurrencyType
+            ? "A main-queue context was used off the main thread."
+            : "A private-queue context was used outside perform and performAndWait."
+        FileHandle.standardError.write(Data("+[NSManagedObjectContext __Multithreading_Violation_AllThatIsLeftToUsIsHonor__]\n\(what)\n".utf8))
         kill(getpid(), SIGILL)
         abort()
     }
