@@ -38,7 +38,7 @@ fuzz:
 
 # The tests of contexts working on several queues at once, under ThreadSanitizer, in
 # their own build directory (a sanitized build shares nothing with .build).
-TSAN_TESTS ?= ParentContextTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
+TSAN_TESTS ?= ParentContextTests|ConcurrencyDebugTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
 tsan: deps
 	@echo "==> Running the concurrency tests under ThreadSanitizer (swift test --sanitize=thread)"
 	@TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \

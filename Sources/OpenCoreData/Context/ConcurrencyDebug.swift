@@ -18,11 +18,13 @@ enum ConcurrencyDebug {
     static let userDefaultsKey = "com.apple.CoreData.ConcurrencyDebug"
 
     /// The level the launch arguments ask for, read once.
-    private static let launchLevel: Int = {
-        let arguments = ProcessInfo.processInfo.arguments
+    private static let launchLevel = launchLevel(in: ProcessInfo.processInfo.arguments)
+
+    /// The level `-com.apple.CoreData.ConcurrencyDebug N` among `arguments` asks for.
+    static func launchLevel(in arguments: [String]) -> Int {
         guard let flag = arguments.lastIndex(of: "-" + userDefaultsKey), flag + 1 < arguments.count else { return 0 }
         return Int(arguments[flag + 1]) ?? 0
-    }()
+    }
     private static let lock = NSLock()
     private static var announced = false
 

@@ -62,14 +62,14 @@ final class ContextQueueTests: CoreTestCase {
         }
     }
 
-    func testImmediateScheduleRunsAtOnceWhenAlreadyOnTheQueue() throws {
+    func testAsyncPerformFromATaskRunsOnTheContextsQueue() throws {
         let container = try openContainer()
         let background = container.newBackgroundContext()
         let done = expectation(description: "ran")
         var order: [String] = []
         background.perform {
             Task {
-                // Not on the queue here: the task runs elsewhere, so the block is queued.
+                // The task runs elsewhere, off the queue: the block is queued and runs there.
                 let onQueue = await background.perform(schedule: .immediate) { background.isOnOwnQueue }
                 order.append("task \(onQueue)")
                 done.fulfill()
