@@ -106,7 +106,7 @@ extension NSManagedObjectContext {
             if !object.state.isFault { refresh(object, mergeChanges: true, reporting: false) }
             refreshed.append(object)
         }
-        let insertedObjects = inserted.map { object(with: $0) }
+        let insertedObjects = inserted.map { object(forPermanentID: $0) }
         postObjectsDidChange(inserted: insertedObjects, updated: refreshed, deleted: deletedObjects)
         guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [

@@ -356,6 +356,18 @@ open class NSManagedObjectContext {
         return object
     }
 
+    /// The object for a permanent ID of one of this context's stores: the registered one,
+    /// or a new fault carrying `id` itself. What a merge registers for each inserted
+    /// object, with one registry look-up and no new ID.
+    func object(forPermanentID id: NSManagedObjectID) -> NSManagedObject {
+        guard parent == nil, let key = id.storeKey, let store = id.persistentStore else { return object(with: id) }
+        let registryKey = PermanentKey(store: store, key: key)
+        if let registered = permanentObjects.object(for: registryKey) { return registered }
+        let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
+        permanentObjects.insert(object, for: registryKey)
+        return object
+    }
+
     /// The object `key` names in the store that holds `owner`.
     func object(for key: StoreKey, storeOf owner: NSManagedObject) -> NSManagedObject? {
         guard let store = owner.objectID.persistentStore else { return nil }
