@@ -260,6 +260,9 @@ extension NSManagedObjectContext {
             // (pending changes are never left out of a child's fetch: its parent holds them).
             let ids = try candidateIDs(of: entity, includesSubentities: request.includesSubentities)
             candidates = objects(forParentIDs: ids).filter { !$0.state.isDeleted }
+            if request.predicate != nil || !(request.sortDescriptors ?? []).isEmpty || !request.returnsObjectsAsFaults {
+                fulfillFaultsFromParent(candidates)
+            }
             if request.shouldRefreshRefetchedObjects {
                 for object in candidates where !object.hasChanges && !object.state.isFault { refresh(object, mergeChanges: false) }
             }

@@ -78,7 +78,23 @@ extension NSManagedObjectContext {
     func fulfillFaultFromParent(_ object: NSManagedObject) {
         guard let parent else { return }
         let id = object.objectID
-        guard let values = parent.performAndWait({ parent.valuesForChild(of: id) }) else {
+        fill(object, with: parent.performAndWait { parent.valuesForChild(of: id) })
+    }
+
+    /// Loads the faults among `objects` from the parent in one visit to its queue, so that
+    /// evaluating a fetch over many objects costs one hop, not one per object.
+    func fulfillFaultsFromParent(_ objects: [NSManagedObject]) {
+        guard let parent else { return }
+        let faults = objects.filter { $0.state.isFault }
+        guard faults.count > 1 else { return }
+        let ids = faults.map(\.objectID)
+        let values = parent.performAndWait { ids.map { parent.valuesForChild(of: $0) } }
+        for (object, objectValues) in zip(faults, values) where object.state.isFault { fill(object, with: objectValues) }
+    }
+
+    /// Gives a fault the values its parent handed over, or marks it inaccessible (`nil`).
+    private func fill(_ object: NSManagedObject, with parentValues: PropertyValues?) {
+        guard let values = parentValues else {
             markInaccessible(object)
             return
         }
