@@ -43,7 +43,7 @@ fuzz:
 # 8 s to run the tests once built. Not in .ci/run: it is a second full build, and the
 # first clean `swift build` of the same tree took up to 10 minutes on that machine, so
 # CI (which also builds the fuzzers) would no longer stay well under 30 minutes.
-TSAN_TESTS ?= ParentContextTests|ConcurrencyDebugTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
+TSAN_TESTS ?= ParentContextTests|NestedQueueTests|ConcurrencyDebugTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
 tsan: deps
 	@echo "==> Running the concurrency tests under ThreadSanitizer (swift test --sanitize=thread)"
 	@TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \

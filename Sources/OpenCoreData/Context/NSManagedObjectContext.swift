@@ -130,7 +130,9 @@ open class NSManagedObjectContext {
     /// Whether the calling code runs on the context's queue: inside `perform` or
     /// `performAndWait` for a private-queue context, on the main thread for a main-queue one.
     var isOnOwnQueue: Bool {
-        if let queue { return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) }
+        if let queue {
+            return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) || QueueOwnership.current.owns(self)
+        }
         return concurrencyType == .confinementConcurrencyType || Thread.isMainThread
     }
 
@@ -148,8 +150,10 @@ open class NSManagedObjectContext {
     /// made (``processPendingChanges()``), as Core Data's `perform` does.
     open func perform(_ block: @escaping () -> Void) {
         (queue ?? DispatchQueue.main).async { [self] in
-            block()
-            processPendingChanges()
+            QueueOwnership.current.running(self) {
+                block()
+                processPendingChanges()
+            }
         }
     }
 
@@ -157,7 +161,11 @@ open class NSManagedObjectContext {
     /// ``perform(_:)`` it does not process pending changes afterwards.
     open func performAndWait(_ block: () -> Void) {
         if let queue {
-            if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }
+            if isOnOwnQueue {
+                block()
+            } else {
+                queue.sync { QueueOwnership.current.running(self, block) }
+            }
         } else if Thread.isMainThread || concurrencyType == .confinementConcurrencyType {
             block()
         } else {
@@ -202,8 +210,11 @@ open class NSManagedObjectContext {
         } else {
             result = await withCheckedContinuation { continuation in
                 (queue ?? DispatchQueue.main).async { [self] in
-                    let result = Result { try block() }
-                    processPendingChanges()
+                    let result = QueueOwnership.current.running(self) { () -> Result<T, Error> in
+                        let result = Result { try block() }
+                        processPendingChanges()
+                        return result
+                    }
                     // Resumed last: the caller must not run while the context still works.
                     continuation.resume(returning: result)
                 }

@@ -269,3 +269,30 @@ final class ParentContextTests: CoreTestCase {
         XCTAssertFalse(view.hasChanges)
     }
 }
+
+/// A child made and used inside its private parent's own block: the child reads and saves
+/// through the parent whose block is still running on the same thread.
+final class NestedQueueTests: CoreTestCase {
+    func testAChildUsedInsideItsPrivateParentsBlockDoesNotDeadlock() throws {
+        try saveTrails(2)
+        let container = try openContainer()
+        let background = container.newBackgroundContext()
+        let done = expectation(description: "finished")
+        var names: [String] = []
+        background.perform {
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = background
+            child.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                names = ((try? child.fetch(request)) ?? []).compactMap { $0.value(forKey: "name") as? String }
+                NSEntityDescription.insertNewObject(forEntityName: "Trail", into: child).setValue("From the child", forKey: "name")
+                try? child.save()
+            }
+            names.append("parent has \(background.insertedObjects.count) inserted")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(names, ["Trail 0", "Trail 1", "parent has 1 inserted"])
+    }
+}
