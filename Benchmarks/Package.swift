@@ -47,6 +47,14 @@ let package = Package(
             path: "Sources/FetchedResultsBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // A background import merged into the view context batch by batch:
+        // `swift run -c release --package-path Benchmarks merge-benchmarks`.
+        .executableTarget(
+            name: "merge-benchmarks",
+            dependencies: [.product(name: "OpenCoreData", package: rootPackageIdentity)],
+            path: "Sources/MergeBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // Object-graph work (relationships, cascades): `swift run -c release --package-path Benchmarks graph-benchmarks`.
         .executableTarget(
             name: "graph-benchmarks",

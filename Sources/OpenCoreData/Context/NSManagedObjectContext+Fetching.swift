@@ -26,6 +26,7 @@ extension NSManagedObjectContext {
     ///   as ``NSSQLiteError`` with SQLite's code under ``NSSQLiteErrorDomain``; never an
     ///   empty result in place of an error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        checkQueue()
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
@@ -56,6 +57,7 @@ extension NSManagedObjectContext {
     /// How many objects `request` would return: `SELECT COUNT(*)` in the store when the
     /// context's unsaved changes cannot change the answer, else counted in memory.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        checkQueue()
         let entity = resolveEntity(of: request)
         return try matchingCount(entity: entity, request: request)
     }
@@ -101,6 +103,8 @@ extension NSManagedObjectContext {
     }
 
     private func route<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> FetchRoute {
+        // A child context asks its parent, whose unsaved state the store does not know.
+        if parent != nil { return .memory }
         let holding = stores(holding: entity)
         guard holding.count == 1, let store = holding.first else { return .memory }
         let translator = try store.engine.translator(for: entity)
@@ -264,7 +268,19 @@ extension NSManagedObjectContext {
     /// pending changes), then filtered with `evaluate(with:)`, sorted and limited.
     private func matchingObjectsInMemory<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> [NSManagedObject] {
         var candidates: [NSManagedObject] = []
-        for store in stores(holding: entity) {
+        if parent != nil {
+            // The parent answers with its own unsaved changes; this context's are added
+            // (pending changes are never left out of a child's fetch: its parent holds them).
+            let ids = try candidateIDs(of: entity, includesSubentities: request.includesSubentities)
+            candidates = objects(forParentIDs: ids).filter { !$0.state.isDeleted }
+            if request.predicate != nil || !(request.sortDescriptors ?? []).isEmpty || !request.returnsObjectsAsFaults {
+                fulfillFaultsFromParent(candidates)
+            }
+            if request.shouldRefreshRefetchedObjects {
+                for object in candidates where !object.hasChanges && !object.state.isFault { refresh(object, mergeChanges: false) }
+            }
+        }
+        for store in stores(holding: entity) where parent == nil {
             let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities))
             candidates.reserveCapacity(candidates.count + rows.count)
             for row in rows {
@@ -274,7 +290,7 @@ extension NSManagedObjectContext {
                 candidates.append(object)
             }
         }
-        if request.includesPendingChanges {
+        if request.includesPendingChanges, parent == nil {
             for object in inserted.objects where !object.state.isDeleted {
                 let matches = request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
                 if matches { candidates.append(object) }

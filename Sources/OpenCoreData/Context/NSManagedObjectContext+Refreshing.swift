@@ -60,9 +60,7 @@ extension NSManagedObjectContext {
             let pending = object.state.changedSlots.map { (slot: $0, value: object.state.values[$0]) }
             let transientSlots = table.all.indices.filter { table.all[$0].isTransient }
             let transients = transientSlots.map { object.state.values[$0] }
-            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore,
-                let row = store.rowCache.row(for: key) ?? (try? store.engine.fetchRows(for: [key]).first)
-            else { return }
+            guard let row = currentCommittedRow(of: object) else { return }
             object.state.snapshot = row
             object.state.values = row.attributes
             for (slot, value) in zip(transientSlots, transients) { object.state.values[slot] = value }
@@ -85,6 +83,18 @@ extension NSManagedObjectContext {
         holdCachedRows(of: [object])
         object.relationshipsWereReset()
         object.didTurnIntoFault()
+    }
+
+    /// The saved state of `object` now: its row in the store (from the row cache when it
+    /// has it), or for a child context what the parent holds; `nil` when it is gone.
+    private func currentCommittedRow(of object: NSManagedObject) -> StoreRow? {
+        if let parent {
+            let id = object.objectID
+            let values = parent.performAndWait { parent.valuesForChild(of: id) }
+            return values.map { childSnapshot(of: object, attributes: $0) }
+        }
+        guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { return nil }
+        return store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -71,7 +71,8 @@ extension NSManagedObjectContext {
         let uri: URL
         switch value {
         case let id as NSManagedObjectID:
-            if id.isTemporaryID { return nil }
+            // Temporary IDs name objects only between a parent and its children.
+            if id.isTemporaryID { return parent != nil || registeredObject(for: id) != nil ? id : nil }
             if let store = id.persistentStore, store.persistentStoreCoordinator === persistentStoreCoordinator { return id }
             uri = id.uriRepresentation()
         case let object as NSManagedObject: return localObjectID(object.objectID)
@@ -105,7 +106,7 @@ extension NSManagedObjectContext {
             if !object.state.isFault { refresh(object, mergeChanges: true, reporting: false) }
             refreshed.append(object)
         }
-        let insertedObjects = inserted.map { object(with: $0) }
+        let insertedObjects = inserted.map { object(forPermanentID: $0) }
         postObjectsDidChange(inserted: insertedObjects, updated: refreshed, deleted: deletedObjects)
         guard !deletedObjects.isEmpty || !refreshed.isEmpty || !insertedObjects.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidMergeChangesObjectIDs, object: self, userInfo: [

@@ -28,12 +28,17 @@ extension NSManagedObjectContext {
     ///   ``NSSQLiteError`` when SQLite fails (its code under ``NSSQLiteErrorDomain``). The
     ///   context keeps its changes after a failed save.
     public func save() throws {
+        checkQueue()
         guard hasChanges else { return }
         processPendingChanges()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in inserted.objects + updated.objects + deleted.objects { object.willSave() }
         processPendingChanges()
         try validatePendingChanges()
+        if let parent {
+            try save(into: parent)
+            return
+        }
         guard let coordinator = persistentStoreCoordinator, !coordinator.persistentStores.isEmpty else {
             throw coreDataError(NSPersistentStoreSaveError, userInfo: [
                 NSLocalizedDescriptionKey: "This NSPersistentStoreCoordinator has no persistent stores. It cannot perform a save operation."
@@ -45,15 +50,29 @@ extension NSManagedObjectContext {
     }
 
     /// Gives the objects permanent IDs now, before they are saved.
+    ///
+    /// In a child context an object its parent already saved takes the permanent ID the
+    /// parent gave it; the others get new ones, and every ancestor that knows the object
+    /// by its temporary ID moves it to the permanent one too.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         guard let coordinator = persistentStoreCoordinator else { return }
-        let temporary = objects.filter { $0.objectID.isTemporaryID && $0.managedObjectContext === self }
+        var temporary = objects.filter { $0.objectID.isTemporaryID && $0.managedObjectContext === self }
+        if parent != nil {
+            temporary = temporary.filter { object in
+                guard let known = permanentIDInAncestors(of: object.objectID) else { return true }
+                register(object, permanentID: known)
+                return false
+            }
+        }
         for (store, members) in try SavePlan.group(temporary, coordinator: coordinator) {
             for (entity, group) in SavePlan.byEntity(members) {
                 let keys = try store.engine.allocatePrimaryKeys(for: entity, count: group.count)
                 for (object, primaryKey) in zip(group, keys) {
                     let key = StoreKey(entityNumber: store.engine.entityNumber(for: entity), primaryKey: primaryKey)
-                    register(object, permanentID: NSManagedObjectID(store: store, key: key, entity: entity))
+                    let temporaryID = object.objectID
+                    let permanentID = NSManagedObjectID(store: store, key: key, entity: entity)
+                    register(object, permanentID: permanentID)
+                    if parent != nil { ancestorsAdopt(permanentID, for: temporaryID) }
                 }
             }
         }
@@ -89,6 +108,8 @@ extension NSManagedObjectContext {
     /// Loads the rows of the faults among `objects` in a few batched queries, so that
     /// touching each of them afterwards costs no query of its own.
     func prefetchFaults(_ objects: [NSManagedObject]) {
+        // A child's faults load through its parent, not from the stores.
+        guard parent == nil else { return }
         // Whatever is cached now or after the prefetch, each fault holds (see RowCache).
         defer { holdCachedRows(of: objects) }
         guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else { return }
@@ -103,7 +124,7 @@ extension NSManagedObjectContext {
     }
 
     /// Validates inserted, updated and deleted objects, throwing every error found.
-    private func validatePendingChanges() throws {
+    func validatePendingChanges() throws {
         var errors: [NSError] = []
         func collect(_ check: () throws -> Void) {
             do { try check() } catch let error as NSError { errors.append(error) }

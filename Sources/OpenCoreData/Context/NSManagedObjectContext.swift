@@ -27,6 +27,29 @@ open class NSManagedObjectContext {
     }
     /// A name for debugging.
     public var name: String?
+    /// The context this one saves into, or `nil` when it saves to the coordinator's stores.
+    ///
+    /// A child context fetches through its parent, so it sees the parent's unsaved
+    /// inserts, changes and deletions; its ``save()`` hands its changes to the parent
+    /// (which must save in turn to write them to disk). The child takes its parent's
+    /// coordinator. The parent is held strongly, as Core Data holds it.
+    public var parent: NSManagedObjectContext? {
+        didSet {
+            guard parent !== oldValue else { return }
+            if let parent {
+                var ancestor: NSManagedObjectContext? = parent
+                while let context = ancestor {
+                    if context === self { raiseCoreDataException(.invalidArgument, "A context cannot be its own ancestor.") }
+                    ancestor = context.parent
+                }
+                persistentStoreCoordinator = parent.persistentStoreCoordinator
+            }
+        }
+    }
+    /// Temporary IDs of objects that children saved into this context, by the ID's
+    /// identity, with the ID the object has now (permanent once this context saved it):
+    /// a child still names those objects by their temporary IDs.
+    var idsFromChildren: [ObjectIdentifier: (temporary: NSManagedObjectID, current: NSManagedObjectID)] = [:]
     /// Whether a fault whose row another context deleted reads as a deleted object
     /// (`true`, the default) or stops the program.
     public var shouldDeleteInaccessibleFaults: Bool = true
@@ -67,12 +90,27 @@ open class NSManagedObjectContext {
     var undoCheckpointObservation: NSObjectProtocol?
     /// The context's observation of its coordinator's stores (to invalidate objects of removed ones).
     var coordinatorObservation: NSObjectProtocol?
+    /// The context's observation of other contexts' saves, while it merges them automatically.
+    var automaticMergeObservation: NSObjectProtocol?
+
+    /// Whether the context merges, on its own queue, the changes its parent saves, or
+    /// (for a context with no parent) the changes other contexts of its coordinator save:
+    /// a view context with this set sees what background contexts save without code of
+    /// yours. `false` by default, as in Core Data.
+    public var automaticallyMergesChangesFromParent: Bool = false {
+        didSet { if automaticallyMergesChangesFromParent != oldValue { observeSavesToMerge() } }
+    }
+
+    /// How old, in seconds, cached data may be when a fault fires before it is read from
+    /// the store again. Negative (the default) accepts data of any age; 0 accepts none.
+    public var stalenessInterval: TimeInterval = -1
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
     deinit {
         undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
         coordinatorObservation.map(NotificationCenter.default.removeObserver)
+        automaticMergeObservation.map(NotificationCenter.default.removeObserver)
     }
 
     /// A context of the given kind. Set ``persistentStoreCoordinator`` before using it.
@@ -87,6 +125,7 @@ open class NSManagedObjectContext {
     ///   private queue of its own reached through `perform` and `performAndWait`.
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
+        checksQueue = ConcurrencyDebug.isEnabled
         if concurrencyType == .privateQueueConcurrencyType {
             let queue = DispatchQueue(label: "NSManagedObjectContext")
             self.queue = queue
@@ -98,12 +137,33 @@ open class NSManagedObjectContext {
 
     // MARK: Concurrency
 
+    /// Whether the calling code runs on the context's queue: inside `perform` or
+    /// `performAndWait` for a private-queue context, on the main thread for a main-queue one.
+    var isOnOwnQueue: Bool {
+        if let queue {
+            return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) || QueueOwnership.current.owns(self)
+        }
+        return concurrencyType == .confinementConcurrencyType || Thread.isMainThread
+    }
+
+    /// Whether the concurrency debug check was on when the context was made.
+    let checksQueue: Bool
+
+    /// With the concurrency debug check on, stops the program when the caller is off the
+    /// context's queue (see ``ConcurrencyDebug``).
+    @inline(__always)
+    func checkQueue() {
+        if checksQueue, !isOnOwnQueue { ConcurrencyDebug.violation(self) }
+    }
+
     /// Runs `block` on the context's queue, asynchronously, then processes the changes it
     /// made (``processPendingChanges()``), as Core Data's `perform` does.
     open func perform(_ block: @escaping () -> Void) {
         (queue ?? DispatchQueue.main).async { [self] in
-            block()
-            processPendingChanges()
+            QueueOwnership.current.running(self) {
+                block()
+                processPendingChanges()
+            }
         }
     }
 
@@ -111,7 +171,11 @@ open class NSManagedObjectContext {
     /// ``perform(_:)->()`` it does not process pending changes afterwards.
     open func performAndWait(_ block: () -> Void) {
         if let queue {
-            if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(queue) { block() } else { queue.sync(execute: block) }
+            if isOnOwnQueue {
+                block()
+            } else {
+                queue.sync { QueueOwnership.current.running(self, block) }
+            }
         } else if Thread.isMainThread || concurrencyType == .confinementConcurrencyType {
             block()
         } else {
@@ -131,10 +195,44 @@ open class NSManagedObjectContext {
         }
     }
 
-    /// Runs `block` on the context's queue and returns its result, without blocking a thread.
-    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            perform { continuation.resume(with: Result { try block() }) }
+    /// How ``perform(schedule:_:)`` schedules its block. Same cases as Core Data's.
+    public enum ScheduledTaskType: Sendable {
+        /// Run at once when the caller is already on the context's queue; otherwise
+        /// queued behind the work already there.
+        case immediate
+        /// Always queued behind the work already on the context's queue.
+        case enqueued
+    }
+
+    /// Runs `block` on the context's queue and returns its result, suspending the caller
+    /// (not blocking a thread) until it has run. Errors `block` throws are rethrown.
+    ///
+    /// ```swift
+    /// let count = try await background.perform {
+    ///     try background.count(for: Trail.fetchRequest())
+    /// }
+    /// ```
+    public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async rethrows -> T {
+        let result: Result<T, Error>
+        if schedule == .immediate, isOnOwnQueue {
+            result = Result { try block() }
+            processPendingChanges()
+        } else {
+            result = await withCheckedContinuation { continuation in
+                (queue ?? DispatchQueue.main).async { [self] in
+                    let result = QueueOwnership.current.running(self) { () -> Result<T, Error> in
+                        let result = Result { try block() }
+                        processPendingChanges()
+                        return result
+                    }
+                    // Resumed last: the caller must not run while the context still works.
+                    continuation.resume(returning: result)
+                }
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): return try { throw error }()
         }
     }
 
@@ -155,6 +253,7 @@ open class NSManagedObjectContext {
 
     /// Adds `object` to the context; it is written at the next save.
     open func insert(_ object: NSManagedObject) {
+        checkQueue()
         if object.managedObjectContext === self {
             if object.state.isDeleted, deleted.remove(object) {
                 object.state.isDeleted = false
@@ -171,6 +270,7 @@ open class NSManagedObjectContext {
         }
         object.adoptPropertyTable(object.entity.propertyTable)
         object.managedObjectContext = self
+        object.state.checksQueue = checksQueue
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object
         inserted.append(object)
@@ -188,6 +288,7 @@ open class NSManagedObjectContext {
     /// ``processPendingChanges()``). An object inserted and never saved simply goes away,
     /// its delete rules applied at once.
     open func delete(_ object: NSManagedObject) {
+        checkQueue()
         guard object.managedObjectContext === self, !object.state.isDeleted else { return }
         if object.state.isInserted {
             object.state.isDeleted = true
@@ -221,7 +322,9 @@ open class NSManagedObjectContext {
 
     /// The object with `objectID`: the registered one, or a fault that loads when touched.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        checkQueue()
         if let registered = registeredObject(for: objectID) { return registered }
+        if objectID.isTemporaryID, parent != nil, parentKnows(objectID) { return registerFault(temporary: objectID) }
         guard let key = objectID.storeKey, let store = objectID.persistentStore else {
             raiseCoreDataException(.invalidArgument, "Object's persistent store is not reachable from this NSManagedObjectContext's coordinator")
         }
@@ -231,9 +334,11 @@ open class NSManagedObjectContext {
     /// The object with `objectID`, loaded; throws ``NSManagedObjectReferentialIntegrityError``
     /// (133000) when its row does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkQueue()
         if let registered = registeredObject(for: objectID), !registered.state.isFault, !registered.state.isInaccessible {
             return registered
         }
+        if parent != nil { return try existingObjectThroughParent(with: objectID) }
         guard let key = objectID.storeKey, let store = objectID.persistentStore,
             let row = try store.engine.fetchRows(for: [key]).first
         else {
@@ -267,6 +372,18 @@ open class NSManagedObjectContext {
         guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
+        let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
+        permanentObjects.insert(object, for: registryKey)
+        return object
+    }
+
+    /// The object for a permanent ID of one of this context's stores: the registered one,
+    /// or a new fault carrying `id` itself. What a merge registers for each inserted
+    /// object, with one registry look-up and no new ID.
+    func object(forPermanentID id: NSManagedObjectID) -> NSManagedObject {
+        guard parent == nil, let key = id.storeKey, let store = id.persistentStore else { return object(with: id) }
+        let registryKey = PermanentKey(store: store, key: key)
+        if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
         return object
@@ -306,11 +423,20 @@ open class NSManagedObjectContext {
 
     /// Registers `object` under its new permanent ID.
     func register(_ object: NSManagedObject, permanentID id: NSManagedObjectID) {
-        temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+        let previous = ObjectIdentifier(object.objectID)
+        temporaryObjects[previous] = nil
+        if let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
         }
+    }
+
+    /// Registers a fault for an object an ancestor context knows by its temporary ID.
+    func registerFault(temporary id: NSManagedObjectID) -> NSManagedObject {
+        let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
+        temporaryObjects[ObjectIdentifier(id)] = object
+        return object
     }
 
     /// Puts back, as an inserted object, one that left the context: an unsaved object that
@@ -320,6 +446,7 @@ open class NSManagedObjectContext {
         object.state.isDeleted = false
         object.state.isInserted = true
         object.managedObjectContext = self
+        object.state.checksQueue = checksQueue
         if object.objectID.isTemporaryID {
             temporaryObjects[ObjectIdentifier(object.objectID)] = object
         } else {
@@ -357,29 +484,23 @@ open class NSManagedObjectContext {
 
     /// Loads a fault's values: from the row cache when it has them, else from the store.
     func fulfillFault(_ object: NSManagedObject) {
+        checkQueue()
+        if parent != nil {
+            fulfillFaultFromParent(object)
+            return
+        }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
             object.state.isFault = false
             return
         }
         var row = store.rowCache.row(for: key)
+        if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
-        if row == nil, let fetched = try? store.engine.fetchRows(for: [key]).first {
+        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key]).first }) {
             row = store.rowCache.store(fetched)
         }
         guard let row else {
-            guard shouldDeleteInaccessibleFaults else {
-                raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(object.objectID)'")
-            }
-            // As Core Data does: every value reads as nil or 0, and the object joins the
-            // deleted objects, exempt from validation, discarded at the next save.
-            object.state.isFault = false
-            object.state.isInaccessible = true
-            object.state.isDeleted = true
-            object.state.values.removeAll()
-            object.state.loadedRelationships = Set(object.entity.propertyTable.relationships.map(\.name))
-            object.relationshipsWereReset()
-            updated.remove(object)
-            deleted.append(object)
+            markInaccessible(object)
             return
         }
         object.state.snapshot = row
@@ -391,9 +512,28 @@ open class NSManagedObjectContext {
         object.awakeFromFetch()
     }
 
+    /// A fault whose data is gone: stops the program, or (by default) makes the object
+    /// read as deleted.
+    func markInaccessible(_ object: NSManagedObject) {
+        guard shouldDeleteInaccessibleFaults else {
+            raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(object.objectID)'")
+        }
+        // As Core Data does: every value reads as nil or 0, and the object joins the
+        // deleted objects, exempt from validation, discarded at the next save.
+        object.state.isFault = false
+        object.state.isInaccessible = true
+        object.state.isDeleted = true
+        object.state.values.removeAll()
+        object.state.loadedRelationships = Set(object.entity.propertyTable.relationships.map(\.name))
+        object.relationshipsWereReset()
+        updated.remove(object)
+        deleted.append(object)
+    }
+
     /// The stored value of a relationship of `object`: the related object for a to-one,
     /// a `Set` or `NSOrderedSet` for a to-many.
     func loadRelationship(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> Any? {
+        if parent != nil { return loadRelationshipFromParent(relationship, of: object) }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
             return object.emptyValue(for: relationship)
         }
@@ -404,7 +544,7 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
-        let keys = (try? store.engine.destinationKeys(of: relationship, from: key)) ?? []
+        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key) }
         let members = keys.map { self.object(for: $0, in: store) }
         // The members stay faults, but their rows are read now, a few hundred per query,
         // so that walking the relationship does not cost one query per object.

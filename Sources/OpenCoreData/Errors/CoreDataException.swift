@@ -25,3 +25,16 @@ func raiseCoreDataException(_ name: CoreDataExceptionName, _ reason: String) -> 
     kill(getpid(), SIGABRT)
     abort()
 }
+
+/// Runs a read that cannot report an error to its caller (a fault firing, a relationship
+/// loading) and stops the program with Core Data's exception when the store fails, so
+/// that a busy or damaged database is never taken for a missing row or an empty
+/// relationship (which would mark the object deleted, or lose its relationship at the
+/// next save). A row that is really gone is not an error: the read returns nothing.
+func readingStore<T>(for objectID: NSManagedObjectID, _ read: () throws -> T) -> T {
+    do {
+        return try read()
+    } catch {
+        raiseCoreDataException(.internalInconsistency, "CoreData could not fulfill a fault for '\(objectID)': \((error as NSError).localizedDescription)")
+    }
+}

@@ -14,7 +14,12 @@ open class NSManagedObjectModel: CustomStringConvertible {
     var fetchRequestTemplateSources: [String: (entityName: String, predicateFormat: String?)] = [:]
     /// Set once a coordinator uses the model; Core Data forbids edits after that.
     public internal(set) var isEditable: Bool = true {
-        didSet { freezeFetchRequestTemplates() }
+        didSet {
+            freezeFetchRequestTemplates()
+            // Built now, while one thread has the model: contexts on several queues read
+            // the tables at once, and building them lazily there would race.
+            if !isEditable { for entity in entityList { _ = entity.propertyTable } }
+        }
     }
     /// Identifiers naming this version of the model (Xcode's "Model Version Identifier").
     public var versionIdentifiers: Set<AnyHashable> = []

@@ -41,15 +41,16 @@ extension NSManagedObject {
             return members(of: relationship).map(\.objectID)
         }
         guard let context = managedObjectContext else { return [] }
+        // A child context's relationships load through its parent, never from the store.
+        if context.parent != nil { return members(of: relationship).map(\.objectID) }
         if !relationship.isToMany {
             fulfillFaultIfNeeded()  // a to-one's destination is in the object's own row
             if state.loadedRelationships.contains(key) { return members(of: relationship).map(\.objectID) }
             guard let destination = state.snapshot?.toOne[key] else { return [] }
             return context.objectID(for: destination, storeOf: self).map { [$0] } ?? []
         }
-        guard let source = objectID.storeKey, let store = objectID.persistentStore,
-            let keys = try? store.engine.destinationKeys(of: relationship, from: source)
-        else { return [] }
+        guard let source = objectID.storeKey, let store = objectID.persistentStore else { return [] }
+        let keys = readingStore(for: objectID) { try store.engine.destinationKeys(of: relationship, from: source) }
         return keys.compactMap { context.objectID(for: $0, storeOf: self) }
     }
 

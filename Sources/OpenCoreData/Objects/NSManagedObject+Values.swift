@@ -10,6 +10,7 @@ extension NSManagedObject {
     /// to-many ones as a `Set` (or `NSOrderedSet` when ordered). Stops the program for a key
     /// the entity does not have, as Core Data does.
     func kvcValue(forKey key: String) -> Any? {
+        if state.checksQueue { managedObjectContext?.checkQueue() }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         let table = state.values.table
@@ -28,6 +29,7 @@ extension NSManagedObject {
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
     func kvcSetValue(_ value: Any?, forKey key: String) {
+        if state.checksQueue { managedObjectContext?.checkQueue() }
         let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: false)
         let property = table.all[slot]

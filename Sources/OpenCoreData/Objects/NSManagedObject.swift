@@ -78,6 +78,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         object.managedObjectContext = context
         object.state.values.removeAll()
         object.state.isFault = true
+        object.state.checksQueue = context.checksQueue
         return object
     }
 
@@ -303,6 +304,9 @@ struct ManagedObjectState {
     var isInaccessible = false
     /// The object's store was removed: it is a fault that can never be fulfilled.
     var isInvalidated = false
+    /// Whether its context runs the concurrency debug check, so that reading or setting a
+    /// value checks the queue (kept here so that the check costs nothing when off).
+    var checksQueue = false
     /// The properties set since the last save.
     var changedSlots = SlotSet()
     /// The slot most recently noted as changed, or -1.

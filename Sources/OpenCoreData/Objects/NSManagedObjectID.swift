@@ -20,7 +20,19 @@ public final class NSManagedObjectID: NSObject {
     /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI). Made the first time
     /// the URI is asked for: many temporary IDs (those of faults, about to be replaced)
     /// never are, and making a UUID costs a system call.
-    private lazy var temporaryIdentifier: String? = storeKey == nil ? UUID().uuidString : nil
+    /// A lock, not `lazy`, because a parent and its child contexts share temporary IDs
+    /// across queues.
+    private var temporaryIdentifier: String? {
+        guard storeKey == nil else { return nil }
+        Self.temporaryIdentifierLock.lock()
+        defer { Self.temporaryIdentifierLock.unlock() }
+        if let made = madeTemporaryIdentifier { return made }
+        let made = UUID().uuidString
+        madeTemporaryIdentifier = made
+        return made
+    }
+    private var madeTemporaryIdentifier: String?
+    private static let temporaryIdentifierLock = NSLock()
     /// The store UUID, kept so the URI survives the store being removed.
     private let storeIdentifier: String?
 

@@ -44,6 +44,8 @@ final class SQLiteStoreEngine {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         self.database = try SQLiteDatabase(path: self.url?.path)
+        // NSPersistentStoreTimeoutOption: seconds to wait for another connection's lock.
+        if let timeout = Self.seconds(options?[NSPersistentStoreTimeoutOption]) { database.setBusyTimeout(seconds: timeout) }
         // The predicate and sort functions fetches translated to SQL call (Fetching/SQL).
         if let handle = database.handle { SQLFunctions.register(on: handle) }
         do {
@@ -56,6 +58,16 @@ final class SQLiteStoreEngine {
     }
 
     deinit { database.close() }
+
+    /// A timeout option's value in seconds, whatever number type it was given as.
+    private static func seconds(_ value: Any?) -> TimeInterval? {
+        switch value {
+        case let seconds as Double: return seconds
+        case let seconds as Int: return TimeInterval(seconds)
+        case let number as NSNumber: return number.doubleValue
+        default: return nil
+        }
+    }
 
     /// Closes the database (finalizing cached statements). Idempotent.
     func close() {

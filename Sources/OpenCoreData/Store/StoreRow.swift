@@ -28,6 +28,9 @@ final class StoreRow {
     /// Each to-one relationship (including the to-one side of one-to-many) whose foreign
     /// key is not NULL.
     var toOne: [String: StoreKey]
+    /// When the row was read from (or written to) the store, in seconds of system uptime:
+    /// what a context's `stalenessInterval` is measured against.
+    let timestamp = ProcessInfo.processInfo.systemUptime
 
     init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey]) {
         self.key = key

@@ -94,7 +94,7 @@ final class CrashTests: XCTestCase {
     }
 
     /// The writer's model, built the same way.
-    private static func crashModel() -> NSManagedObjectModel {
+    static func crashModel() -> NSManagedObjectModel {
         let entity = NSEntityDescription()
         entity.name = "Entry"
         let batch = NSAttributeDescription()
@@ -111,7 +111,7 @@ final class CrashTests: XCTestCase {
     }
 
     /// The CrashTestWriter executable built beside the test bundle.
-    private static func writerExecutable() throws -> URL {
+    static func writerExecutable() throws -> URL {
         // On Linux the test process is the .xctest executable itself, in the build directory.
         let places = [
             Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0]), Bundle(for: CrashTests.self).bundleURL,

@@ -56,6 +56,13 @@ final class SQLiteDatabase {
 
     deinit { close() }
 
+    /// How long a statement waits for another connection's lock (another coordinator or
+    /// process writing the same file) before it fails with `SQLITE_BUSY`.
+    func setBusyTimeout(seconds: TimeInterval) {
+        guard let handle else { return }
+        sqlite3_busy_timeout(handle, Int32(max(0, min(seconds * 1000, Double(Int32.max)))))
+    }
+
     /// Whether the connection is still open.
     var isOpen: Bool { handle != nil }
 
