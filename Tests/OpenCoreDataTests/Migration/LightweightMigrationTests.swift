@@ -1,0 +1,250 @@
+import Foundation
+import XCTest
+
+@testable import OpenCoreData
+
+/// Each kind of change lightweight migration handles, on a store written by the old model.
+final class LightweightMigrationTests: MigrationTestCase {
+    func testAddedAttributesAreNilOrTheirDefault() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in
+            let rating = makeAttribute("rating", .doubleAttributeType)
+            rating.isOptional = false
+            rating.defaultValue = 3.0
+            trail.properties += [makeAttribute("region", .stringAttributeType), rating]
+        }
+        let context = try open(v2)
+        let trails = try all("Trail", in: context)
+        XCTAssertEqual(values(trails, "name"), ["Alpha", "Beta", "Gamma"])
+        XCTAssertEqual(values(trails, "region"), ["nil", "nil", "nil"])
+        XCTAssertEqual(values(trails, "rating"), ["3.0", "3.0", "3.0"])
+        XCTAssertEqual(values(trails, "lengthKm"), ["12.5", "3.0", "nil"])
+        // The migrated store now opens with the new model without migrating again.
+        _ = try open(trailModelV1 { trail in
+            let rating = makeAttribute("rating", .doubleAttributeType)
+            rating.isOptional = false
+            rating.defaultValue = 3.0
+            trail.properties += [makeAttribute("region", .stringAttributeType), rating]
+        }, options: [:])
+    }
+
+    func testRemovedAttributeIsGoneAndTheRestStays() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in trail.properties = trail.properties.filter { $0.name != "notes" } }
+        let context = try open(v2)
+        XCTAssertEqual(values(try all("Trail", in: context), "lengthKm"), ["12.5", "3.0", "nil"])
+        XCTAssertFalse(try columns(storeURL(), "ZTRAIL").contains("ZNOTES"))
+    }
+
+    func testRenamedAttributeKeepsItsValuesThroughTheRenamingIdentifier() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in
+            let distance = trail.properties.first { $0.name == "lengthKm" }!
+            distance.name = "distance"
+            distance.renamingIdentifier = "lengthKm"
+        }
+        let context = try open(v2)
+        XCTAssertEqual(values(try all("Trail", in: context), "distance"), ["12.5", "3.0", "nil"])
+        XCTAssertEqual(try columns(storeURL(), "ZTRAIL").sorted(), ["ZDISTANCE", "ZNAME", "ZNOTES", "Z_ENT", "Z_OPT", "Z_PK"])
+    }
+
+    func testRenameWithoutIdentifierLosesTheValuesAsInCoreData() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in trail.properties.first { $0.name == "lengthKm" }!.name = "distance" }
+        let context = try open(v2)
+        XCTAssertEqual(values(try all("Trail", in: context), "distance"), ["nil", "nil", "nil"])
+    }
+
+    func testOptionalBecomingMandatoryTakesTheDefaultWhereNil() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in
+            let notes = trail.attributesByName["notes"]!
+            notes.isOptional = false
+            notes.defaultValue = "none yet"
+        }
+        let context = try open(v2)
+        XCTAssertEqual(values(try all("Trail", in: context), "notes"), ["steep", "flat", "none yet"])
+    }
+
+    func testWideningNumericTypesKeepsTheValues() throws {
+        let v1 = trailModelV1 { trail in trail.properties += [makeAttribute("steps", .integer16AttributeType), makeAttribute("gain", .integer32AttributeType)] }
+        try writeStore(v1) { context in
+            fillTrails(context)
+            let trail = try self.all("Trail", in: context).first { $0.value(forKey: "name") as? String == "Alpha" }!
+            trail.setValue(Int16(1200), forKey: "steps")
+            trail.setValue(Int32(640), forKey: "gain")
+        }
+        let v2 = trailModelV1 { trail in trail.properties += [makeAttribute("steps", .integer64AttributeType), makeAttribute("gain", .doubleAttributeType)] }
+        let context = try open(v2)
+        let trails = try all("Trail", in: context)
+        XCTAssertEqual(trails[0].value(forKey: "steps") as? Int64, 1200)
+        XCTAssertEqual(trails[0].value(forKey: "gain") as? Double, 640.0)
+        XCTAssertEqual(values(trails, "gain"), ["640.0", "nil", "nil"])
+    }
+
+    func testAddedEntityAndRelationshipWork() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let trail = makeEntity("Trail")
+        let name = makeAttribute("name", .stringAttributeType)
+        name.isOptional = false
+        let hike = makeEntity("Hike")
+        let hikes = makeRelationship("hikes", to: hike, toMany: true)
+        let hikeTrail = makeRelationship("trail", to: trail)
+        makeInverses(hikes, hikeTrail)
+        trail.properties = [name, makeAttribute("lengthKm", .doubleAttributeType), makeAttribute("notes", .stringAttributeType), hikes]
+        hike.properties = [makeAttribute("date", .dateAttributeType), hikeTrail]
+        let context = try open(makeModel([hike, trail]))
+        let alpha = try all("Trail", in: context)[0]
+        let outing = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+        outing.setValue(alpha, forKey: "trail")
+        try context.save()
+        XCTAssertEqual((alpha.value(forKey: "hikes") as? Set<NSManagedObject>)?.count, 1)
+        // Entity numbers follow the new model: Hike 1, Trail 2; Trail's rows followed it.
+        XCTAssertEqual(try query(storeURL(), "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0]!) \($0[1]!) \($0[2]!)" }, ["1 Hike 1", "2 Trail 3"])
+        XCTAssertEqual(try query(storeURL(), "SELECT DISTINCT Z_ENT FROM ZTRAIL").map { "\($0[0]!)" }, ["2"])
+    }
+
+    func testRenamedEntityKeepsRowsRelationshipsAndItsOldZName() throws {
+        func model(hikeName: String, renamedFrom: String?) -> NSManagedObjectModel {
+            let trail = makeEntity("Trail")
+            trail.properties = [makeAttribute("name", .stringAttributeType)]
+            let hike = makeEntity(hikeName)
+            hike.renamingIdentifier = renamedFrom
+            let hikes = makeRelationship("hikes", to: hike, toMany: true)
+            let back = makeRelationship("trail", to: trail)
+            makeInverses(hikes, back)
+            trail.properties += [hikes]
+            hike.properties = [makeAttribute("name", .stringAttributeType), back]
+            return makeModel([trail, hike])
+        }
+        try writeStore(model(hikeName: "Hike", renamedFrom: nil)) { context in
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            trail.setValue("Alpha", forKey: "name")
+            for name in ["morning", "evening"] {
+                let hike = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+                hike.setValue(name, forKey: "name")
+                hike.setValue(trail, forKey: "trail")
+            }
+        }
+        let context = try open(model(hikeName: "Outing", renamedFrom: "Hike"))
+        let outings = try all("Outing", in: context)
+        XCTAssertEqual(values(outings, "name"), ["evening", "morning"])
+        XCTAssertEqual(outings.map { ($0.value(forKey: "trail") as? NSManagedObject)?.value(forKey: "name") as? String }, ["Alpha", "Alpha"])
+        XCTAssertEqual(try tableNames(storeURL()).filter { $0.hasPrefix("ZO") || $0.hasPrefix("ZH") }, ["ZOUTING"])
+        // Entity 1 was Hike and is Outing now; Core Data keeps the old name in Z_NAME.
+        XCTAssertEqual(try query(storeURL(), "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = 1").first?.first as? String, "Hike")
+    }
+
+    func testRemovedEntityAndRelationship() throws {
+        let trail = makeEntity("Trail")
+        trail.properties = [makeAttribute("name", .stringAttributeType)]
+        let hike = makeEntity("Hike")
+        let hikes = makeRelationship("hikes", to: hike, toMany: true)
+        let back = makeRelationship("trail", to: trail)
+        makeInverses(hikes, back)
+        trail.properties += [hikes]
+        hike.properties = [back]
+        try writeStore(makeModel([trail, hike])) { context in
+            let alpha = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            alpha.setValue("Alpha", forKey: "name")
+            NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context).setValue(alpha, forKey: "trail")
+        }
+        let only = makeEntity("Trail")
+        only.properties = [makeAttribute("name", .stringAttributeType)]
+        let context = try open(makeModel([only]))
+        XCTAssertEqual(values(try all("Trail", in: context), "name"), ["Alpha"])
+        XCTAssertFalse(try tableNames(storeURL()).contains("ZHIKE"))
+    }
+
+    func testManyToManyPairsSurviveAnEntityRenumbering() throws {
+        func model(extra: Bool) -> NSManagedObjectModel {
+            let hike = makeEntity("Hike")
+            let hiker = makeEntity("Hiker")
+            let hikers = makeRelationship("hikers", to: hiker, toMany: true)
+            let hikes = makeRelationship("hikes", to: hike, toMany: true)
+            makeInverses(hikers, hikes)
+            hike.properties = [makeAttribute("name", .stringAttributeType), hikers]
+            hiker.properties = [makeAttribute("name", .stringAttributeType), hikes]
+            // An entity sorting first shifts every entity number by one.
+            let badge = makeEntity("Badge")
+            badge.properties = [makeAttribute("name", .stringAttributeType)]
+            return makeModel(extra ? [badge, hike, hiker] : [hike, hiker])
+        }
+        try writeStore(model(extra: false)) { context in
+            let ridge = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+            ridge.setValue("ridge", forKey: "name")
+            for name in ["Ana", "Bo"] {
+                let hiker = NSEntityDescription.insertNewObject(forEntityName: "Hiker", into: context)
+                hiker.setValue(name, forKey: "name")
+                hiker.setValue(NSSet(object: ridge), forKey: "hikes")
+            }
+        }
+        let context = try open(model(extra: true))
+        let ridge = try all("Hike", in: context)[0]
+        let names = (ridge.value(forKey: "hikers") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }.sorted()
+        XCTAssertEqual(names, ["Ana", "Bo"])
+        let tables = try tableNames(storeURL())
+        XCTAssertTrue(tables.contains("Z_2HIKERS"), "\(tables)")
+    }
+
+    func testEntitiesMovingUnderANewParentShareItsTableWithUniqueKeys() throws {
+        func roots() -> NSManagedObjectModel {
+            let country = makeEntity("Country")
+            let continent = makeEntity("Continent")
+            let within = makeRelationship("continent", to: continent)
+            let countries = makeRelationship("countries", to: country, toMany: true)
+            makeInverses(within, countries)
+            country.properties = [makeAttribute("name", .stringAttributeType), within]
+            continent.properties = [makeAttribute("name", .stringAttributeType), countries]
+            return makeModel([continent, country])
+        }
+        try writeStore(roots()) { context in
+            let europe = NSEntityDescription.insertNewObject(forEntityName: "Continent", into: context)
+            europe.setValue("Europe", forKey: "name")
+            for name in ["Iceland", "Norway"] {
+                let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: context)
+                country.setValue(name, forKey: "name")
+                country.setValue(europe, forKey: "continent")
+            }
+        }
+        let region = makeEntity("Region", abstract: true)
+        region.properties = [makeAttribute("name", .stringAttributeType)]
+        let country = makeEntity("Country")
+        let continent = makeEntity("Continent")
+        region.subentities = [continent, country]
+        let within = makeRelationship("continent", to: continent)
+        let countries = makeRelationship("countries", to: country, toMany: true)
+        makeInverses(within, countries)
+        country.properties = region.properties + [within]
+        continent.properties = region.properties + [countries]
+        let context = try open(makeModel([region, continent, country]))
+        let regions = try all("Region", in: context)
+        XCTAssertEqual(values(regions, "name"), ["Europe", "Iceland", "Norway"])
+        let europe = try all("Continent", in: context)[0]
+        XCTAssertEqual((europe.value(forKey: "countries") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }.sorted(), ["Iceland", "Norway"])
+        XCTAssertEqual(Set(regions.map(\.objectID)).count, 3)
+        XCTAssertEqual(try tableNames(storeURL()).filter { $0.hasPrefix("Z") && !$0.hasPrefix("Z_") }, ["ZREGION"])
+        // A new object gets a key above every migrated one.
+        let asia = NSEntityDescription.insertNewObject(forEntityName: "Continent", into: context)
+        asia.setValue("Asia", forKey: "name")
+        try context.save()
+        XCTAssertEqual(try query(storeURL(), "SELECT count(DISTINCT Z_PK) FROM ZREGION").first?.first as? Int64, 4)
+    }
+
+    func testInferredMappingModelDescribesTheChanges() throws {
+        let v1 = trailModelV1()
+        let v2 = trailModelV1 { trail in
+            trail.properties = trail.properties.filter { $0.name != "notes" }
+            let distance = trail.attributesByName["lengthKm"]!
+            distance.name = "distance"
+            distance.renamingIdentifier = "lengthKm"
+        }
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+        let trail = try XCTUnwrap(mapping.entityMappingsByName["TrailToTrail"])
+        XCTAssertEqual(trail.mappingType, .transformEntityMappingType)
+        XCTAssertEqual(trail.sourceEntityVersionHash, v1.entitiesByName["Trail"]?.versionHash)
+        XCTAssertEqual(trail.attributeMappings?.map { "\($0.name!) = \($0.valueExpression.map { "\($0)" } ?? "nil")" }, ["distance = $source.lengthKm", "name = $source.name"])
+        let same = try NSMappingModel.inferredMappingModel(forSourceModel: trailModelV1(), destinationModel: trailModelV1())
+        XCTAssertEqual(same.entityMappings.map(\.mappingType), [.copyEntityMappingType])
+    }
+}
