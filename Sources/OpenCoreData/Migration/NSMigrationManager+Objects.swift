@@ -142,6 +142,12 @@ extension NSMigrationManager: ExpressionMethodTarget {
                 "reason": inner.localizedDescription, NSUnderlyingErrorKey: inner,
             ])
         }
+        // Keys of your own in the source's metadata go along, as an in-place migration keeps them.
+        if let written = destinationCoordinator.persistentStores.first, let read = sourceCoordinator.persistentStores.first {
+            var merged = written.metadata ?? [:]
+            for (key, value) in read.metadata ?? [:] where merged[key] == nil && !StoreMetadata.modelKeys.contains(key) { merged[key] = value }
+            written.metadata = merged
+        }
         for store in destinationCoordinator.persistentStores { try destinationCoordinator.remove(store) }
         for store in sourceCoordinator.persistentStores { try sourceCoordinator.remove(store) }
     }

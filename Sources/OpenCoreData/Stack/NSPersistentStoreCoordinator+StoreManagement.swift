@@ -81,32 +81,23 @@ extension NSPersistentStoreCoordinator {
         try migratePersistentStore(store, to: url, options: options, type: type.rawValue)
     }
 
-    /// Replaces the store file at `destinationURL` with a copy of the one at `sourceURL`.
-    /// The copy is written beside the destination and renamed over it, so the destination
-    /// is either all old or all new.
+    /// Replaces the contents of the store file at `destinationURL` (creating it when
+    /// missing) with those of the store at `sourceURL`.
+    ///
+    /// The copy is made with SQLite's online backup inside one transaction on the
+    /// destination, so the destination is either all old or all new and its write-ahead
+    /// log stays consistent. Remove the destination from any coordinator first: stores
+    /// still open on it would keep rows they read before.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String) throws {
         try Self.checkFileStoreType(storeType)
         guard sourceURL.standardizedFileURL != destinationURL.standardizedFileURL else { return }
         _ = try SQLiteStoreEngine.readMetadata(at: sourceURL)
-        let directory = destinationURL.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fresh = directory.appendingPathComponent(".\(destinationURL.lastPathComponent).\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let source = try SQLiteDatabase(path: sourceURL.path, create: false)
-        do {
-            let statement = try source.statement("VACUUM INTO ?")
-            statement.bind(fresh.path, at: 1)
-            try statement.execute()
-            source.close()
-        } catch {
-            source.close()
-            try? FileManager.default.removeItem(at: fresh)
-            throw error
-        }
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: destinationURL.path + suffix) }
-        guard rename(fresh.path, destinationURL.path) == 0 else {
-            try? FileManager.default.removeItem(at: fresh)
-            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Could not replace the store file \(destinationURL.lastPathComponent) (errno \(errno))."])
-        }
+        defer { source.close() }
+        let destination = try SQLiteDatabase(path: destinationURL.path)
+        defer { destination.close() }
+        try destination.replaceContents(with: source)
         try Self.copyExternalData(from: sourceURL, to: destinationURL)
     }
 
