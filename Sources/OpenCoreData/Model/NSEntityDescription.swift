@@ -22,6 +22,9 @@ open class NSEntityDescription: CustomStringConvertible {
     var cachedObjectClass: (type: NSManagedObject.Type, modulesKnown: Int)?
     /// Whether Core Data's "Unable to load class named" warning was printed for this entity.
     var warnedMissingClass = false
+    /// Xcode's code generation setting from a model file (`class`, `category`, or `nil`
+    /// for Manual/None).
+    var codeGenerationType: String?
     /// Whether the entity only serves as a parent; abstract entities cannot be inserted.
     public var isAbstract: Bool = false
     /// Free-form information from the model editor's User Info.

@@ -63,7 +63,10 @@ enum ManagedObjectClasses {
         let resolved = found ?? NSManagedObject.self
         lock.lock()
         entity.cachedObjectClass = (resolved, modulesKnown)
-        let warn = found == nil && !entity.warnedMissingClass && entity.managedObjectClassName != "NSManagedObject"
+        // An entity whose class Xcode generates ("Class Definition") has its class on Apple
+        // platforms; without the generator there is nothing to warn the program about.
+        let generated = entity.codeGenerationType == "class"
+        let warn = found == nil && !generated && !entity.warnedMissingClass && entity.managedObjectClassName != "NSManagedObject"
         if warn { entity.warnedMissingClass = true }
         lock.unlock()
         if warn {

@@ -30,15 +30,21 @@ final class MissingClassTests: MigrationTestCase {
         parent.managedObjectClassName = String(reflecting: MissingClassParent.self)
         let child = makeEntity("Hut")
         child.managedObjectClassName = "NoSuchHutClass"
-        parent.subentities = [child]
+        // Xcode would generate this one's class ("Class Definition"): no warning.
+        let generated = makeEntity("Cabin")
+        generated.managedObjectClassName = "Cabin"
+        generated.codeGenerationType = "class"
+        parent.subentities = [child, generated]
         parent.properties = [makeAttribute("name", .stringAttributeType)]
-        let context = try open(makeModel([parent, child]), options: [:])
+        let context = try open(makeModel([parent, child, generated]), options: [:])
         var objects: [NSManagedObject] = []
         let log = standardError {
             objects.append(NSEntityDescription.insertNewObject(forEntityName: "Hut", into: context))
             objects.append(NSEntityDescription.insertNewObject(forEntityName: "Hut", into: context))
             objects.append(NSEntityDescription.insertNewObject(forEntityName: "Place", into: context))
+            objects.append(NSEntityDescription.insertNewObject(forEntityName: "Cabin", into: context))
         }
+        XCTAssertTrue(type(of: objects[3]) == NSManagedObject.self)
         XCTAssertTrue(type(of: objects[0]) == NSManagedObject.self)
         XCTAssertTrue(objects[2] is MissingClassParent)
         XCTAssertEqual(log, "CoreData: warning: Unable to load class named 'NoSuchHutClass' for entity 'Hut'.  Class not found, using default NSManagedObject instead.\n")

@@ -144,6 +144,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         let entity = NSEntityDescription()
         entity.name = name
         if let className = attributes["representedClassName"], !className.isEmpty { entity.managedObjectClassName = className }
+        entity.codeGenerationType = attributes["codeGenerationType"]
         entity.isAbstract = ModelFileValues.flag(attributes["isAbstract"])
         entity.versionHashModifier = attributes["versionHashModifier"]
         entity.renamingIdentifier = attributes["elementID"]
