@@ -15,6 +15,18 @@ extension NSPersistentStoreCoordinator {
             !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata)
         else { return }
         let candidates = managedObjectModel.siblingVersions + Self.extraSourceModels
+        if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+            try staged.migrateStore(at: url, candidates: candidates + [managedObjectModel], configurationName: configurationName)
+            // The stages may stop short of this coordinator's model: the rest is lightweight.
+            guard let after = try? SQLiteStoreEngine.readMetadata(at: url),
+                !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: after)
+            else { return }
+            return try migrateIfNeeded(storeAt: url, configurationName: configurationName, options: options.map { options in
+                var rest = options
+                rest[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
+                return rest
+            })
+        }
         guard let source = candidates.first(where: { $0.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata) })
             ?? NSManagedObjectModel.mergedModel(from: nil, forStoreMetadata: metadata)
         else { throw MigrationErrors.missingSourceModel(url: url, metadata: metadata) }
