@@ -247,4 +247,37 @@ final class LightweightMigrationTests: MigrationTestCase {
         let same = try NSMappingModel.inferredMappingModel(forSourceModel: trailModelV1(), destinationModel: trailModelV1())
         XCTAssertEqual(same.entityMappings.map(\.mappingType), [.copyEntityMappingType])
     }
+
+    func testATableKeepingItsEntityNumbersIsAlteredInPlace() throws {
+        let indexed = { (trail: NSEntityDescription) in trail.attributesByName["name"]!.isIndexed = true }
+        try writeStore(trailModelV1(extra: indexed), fillTrails)
+        let v2 = trailModelV1 { trail in
+            indexed(trail)
+            let distance = trail.attributesByName["lengthKm"]!
+            distance.name = "distance"
+            distance.renamingIdentifier = "lengthKm"
+            trail.properties += [makeAttribute("steps", .integer32AttributeType)]
+        }
+        let lines = try capturingSQLLines { _ = try open(v2) }
+        // ALTER TABLE appends the new column, where a new store would put integers first.
+        XCTAssertEqual(try columns(storeURL(), "ZTRAIL"), ["Z_PK", "Z_ENT", "Z_OPT", "ZDISTANCE", "ZNAME", "ZNOTES", "ZSTEPS"])
+        XCTAssertTrue(lines.contains { $0.contains("ALTER TABLE ZTRAIL RENAME COLUMN ZLENGTHKM TO ZDISTANCE") }, "\(lines)")
+        XCTAssertFalse(lines.contains { $0.contains("INSERT INTO ZTRAIL") }, "no row is copied")
+        // The unchanged index on name stays; nothing is rebuilt.
+        XCTAssertFalse(lines.contains { $0.contains("CREATE INDEX") }, "\(lines)")
+        XCTAssertTrue(try indexNames(storeURL()).contains("Z_Trail_name"))
+    }
+
+    /// The SQL debug lines (level 1) `body` logs.
+    private func capturingSQLLines(_ body: () throws -> Void) throws -> [String] {
+        var lines: [String] = []
+        SQLDebugLog.setLevelOverride(1)
+        SQLDebugLog.setSink { lines.append($0) }
+        defer {
+            SQLDebugLog.setLevelOverride(nil)
+            SQLDebugLog.setSink(nil)
+        }
+        try body()
+        return lines
+    }
 }
