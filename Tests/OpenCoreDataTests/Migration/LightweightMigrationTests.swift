@@ -268,6 +268,20 @@ final class LightweightMigrationTests: MigrationTestCase {
         XCTAssertTrue(try indexNames(storeURL()).contains("Z_Trail_name"))
     }
 
+    func testTablesBesideTheStoreKeepTheirIndexes() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let database = try SQLiteDatabase(path: storeURL().path)
+        try database.executeUncached("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, ZTIMESTAMP FLOAT)")
+        try database.executeUncached("CREATE INDEX Z_TRANSACTION_TIMESTAMP ON ATRANSACTION (ZTIMESTAMP)")
+        database.close()
+        let v2 = makeModel([makeEntity("Badge")] + trailModelV1().entities)
+        v2.entities[0].properties = [makeAttribute("name", .stringAttributeType)]
+        let context = try open(v2)
+        XCTAssertEqual(values(try all("Trail", in: context), "name"), ["Alpha", "Beta", "Gamma"])
+        XCTAssertTrue(try indexNames(storeURL()).contains("Z_TRANSACTION_TIMESTAMP"))
+        XCTAssertTrue(try tableNames(storeURL()).contains("ATRANSACTION"))
+    }
+
     /// The SQL debug lines (level 1) `body` logs.
     private func capturingSQLLines(_ body: () throws -> Void) throws -> [String] {
         var lines: [String] = []

@@ -71,6 +71,8 @@ final class SQLiteStoreMigration {
         for name in rebuiltOld { try database.executeUncached("DROP TABLE Z_OLD_\(name)") }
         for sql in newIndexes where !kept.contains(sql) { try database.executeUncached(sql) }
         try writePrimaryKeyTable(old: primaryKeys)
+        // Core Data's cached copy of the model that wrote the store describes the old model.
+        if try database.tableExists("Z_MODELCACHE") { try database.executeUncached("DELETE FROM Z_MODELCACHE") }
         try checkMandatoryValues()
         var updated = StoreMetadata.initial(model: plan.destination, configurationName: configurationName, uuid: metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString)
         for (key, value) in metadata where updated[key] == nil && !StoreMetadata.modelKeys.contains(key) { updated[key] = value }
@@ -155,8 +157,11 @@ final class SQLiteStoreMigration {
         while try statement.step() { existing.append((statement.string(0), statement.string(1), statement.string(2))) }
         statement.reset()
         let wanted = Set(newIndexes)
+        // Only the indexes of the store's own entity and join tables: tables Core Data
+        // keeps beside them (persistent history, CloudKit mirroring) keep theirs.
+        let storeTables = Set(plan.oldSchema.tables.map(\.name) + plan.oldSchema.joinTables.map(\.name))
         var kept: Set<String> = []
-        for index in existing {
+        for index in existing where storeTables.contains(index.table) {
             if wanted.contains(index.sql), let table = inPlace.first(where: { $0.table.name == index.table }), table.keepsIndex(index.sql) {
                 kept.insert(index.sql)
                 continue
