@@ -50,10 +50,27 @@ open class NSMigrationManager {
     ///   when a policy cancelled, ``NSMigrationManagerDestinationStoreError`` when the
     ///   destination exists; the destination file is removed on failure.
     open func migrateStore(
-        from sourceURL: URL, type sourceType: String, options sourceOptions: [AnyHashable: Any]? = nil,
-        mapping: NSMappingModel?, to destinationURL: URL, type destinationType: String, options destinationOptions: [AnyHashable: Any]? = nil
+        from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: [AnyHashable: Any]? = nil,
+        mapping: NSMappingModel, to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: [AnyHashable: Any]? = nil
     ) throws {
-        let mapping = try mapping ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
+        try migrate(from: sourceURL, options: sourceOptions, mapping: mapping, to: destinationURL, type: destinationType.rawValue, options: destinationOptions)
+    }
+
+    /// ``migrateStore(from:type:options:mapping:to:type:options:)`` with store type strings,
+    /// as Core Data spelled it before iOS 15; a `nil` mapping is inferred.
+    open func migrateStore(
+        from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil, with mappings: NSMappingModel?,
+        toDestinationURL dURL: URL, destinationType dStoreType: String, destinationOptions dOptions: [AnyHashable: Any]? = nil
+    ) throws {
+        let mapping = try mappings ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
+        try migrate(from: sourceURL, options: sOptions, mapping: mapping, to: dURL, type: dStoreType, options: dOptions)
+    }
+
+    /// The migration both spellings run.
+    private func migrate(
+        from sourceURL: URL, options sourceOptions: [AnyHashable: Any]?, mapping: NSMappingModel,
+        to destinationURL: URL, type destinationType: String, options destinationOptions: [AnyHashable: Any]?
+    ) throws {
         mappingModel = mapping
         migrationProgress = 0
         guard !FileManager.default.fileExists(atPath: destinationURL.path) else {
@@ -103,7 +120,7 @@ open class NSMigrationManager {
         }
         let destination = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migrationdestination_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())")
         do {
-            try migrateStore(from: url, type: NSSQLiteStoreType, mapping: mapping, to: destination, type: NSSQLiteStoreType)
+            try migrateStore(from: url, type: .sqlite, mapping: mapping, to: destination, type: .sqlite)
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
             try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: destination, ofType: NSSQLiteStoreType)
         } catch {

@@ -55,7 +55,7 @@ extension NSPersistentStoreCoordinator {
     ///
     /// - Throws: ``NSPersistentStoreOperationError`` when a file is already at `url` or
     ///   the store type cannot be written to a file.
-    public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type storeType: String = NSSQLiteStoreType) throws -> NSPersistentStore {
+    public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
         try Self.checkFileStoreType(storeType)
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [
@@ -76,9 +76,9 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// ``migratePersistentStore(_:to:options:type:)`` with a store type.
+    /// ``migratePersistentStore(_:to:options:withType:)`` with a store type.
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type: NSPersistentStore.StoreType) throws -> NSPersistentStore {
-        try migratePersistentStore(store, to: url, options: options, type: type.rawValue)
+        try migratePersistentStore(store, to: url, options: options, withType: type.rawValue)
     }
 
     /// Replaces the contents of the store file at `destinationURL` (creating it when

@@ -57,8 +57,8 @@ final class CustomMigrationTests: MigrationTestCase {
         var progress: [Float] = []
         manager.progressObserver = { progress.append($0) }
         let destination = storeURL("V2.sqlite")
-        try manager.migrateStore(from: storeURL(), type: NSSQLiteStoreType, options: nil, mapping: mapping(policy: String(reflecting: ShoutingTrailPolicy.self)),
-                                 to: destination, type: NSSQLiteStoreType, options: nil)
+        try manager.migrateStore(from: storeURL(), type: .sqlite, options: nil, mapping: mapping(policy: String(reflecting: ShoutingTrailPolicy.self)),
+                                 to: destination, type: .sqlite, options: nil)
         let context = try open(v2(), url: destination, options: [:])
         let trails = try all("Trail", in: context, by: "title")
         XCTAssertEqual(values(trails, "title"), ["ALPHA", "BETA"])
@@ -87,18 +87,18 @@ final class CustomMigrationTests: MigrationTestCase {
         let manager = NSMigrationManager(sourceModel: trailModelV1(), destinationModel: v2())
         let destination = storeURL("V2.sqlite")
         let failure = try XCTUnwrap(error {
-            try manager.migrateStore(from: storeURL(), type: NSSQLiteStoreType, mapping: mapping(policy: nil, title: "FUNCTION($entityPolicy, 'whisper:', $source.name)"),
-                                     to: destination, type: NSSQLiteStoreType)
+            try manager.migrateStore(from: storeURL(), type: .sqlite, mapping: mapping(policy: nil, title: "FUNCTION($entityPolicy, 'whisper:', $source.name)"),
+                                     to: destination, type: .sqlite)
         })
         XCTAssertEqual(failure.code, NSEntityMigrationPolicyError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         let missingPolicy = try XCTUnwrap(error {
-            try manager.migrateStore(from: storeURL(), type: NSSQLiteStoreType, mapping: mapping(policy: "NoSuchPolicy"), to: destination, type: NSSQLiteStoreType)
+            try manager.migrateStore(from: storeURL(), type: .sqlite, mapping: mapping(policy: "NoSuchPolicy"), to: destination, type: .sqlite)
         })
         XCTAssertEqual(missingPolicy.code, NSEntityMigrationPolicyError)
         // A mandatory title left nil fails validation at the save: 134110.
         let unnamed = try XCTUnwrap(error {
-            try manager.migrateStore(from: storeURL(), type: NSSQLiteStoreType, mapping: mapping(policy: nil, title: "$source.notes"), to: destination, type: NSSQLiteStoreType)
+            try manager.migrateStore(from: storeURL(), type: .sqlite, mapping: mapping(policy: nil, title: "$source.notes"), to: destination, type: .sqlite)
         })
         XCTAssertEqual(unnamed.code, NSMigrationError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
@@ -120,7 +120,7 @@ final class CustomMigrationTests: MigrationTestCase {
             let next = storeURL("step\(index + 1).sqlite")
             let manager = NSMigrationManager(sourceModel: versions[index], destinationModel: versions[index + 1])
             let step = try NSMappingModel.inferredMappingModel(forSourceModel: versions[index], destinationModel: versions[index + 1])
-            try manager.migrateStore(from: url, type: NSSQLiteStoreType, mapping: step, to: next, type: NSSQLiteStoreType)
+            try manager.migrateStore(from: url, type: .sqlite, mapping: step, to: next, type: .sqlite)
             url = next
             index += 1
         }
@@ -128,5 +128,17 @@ final class CustomMigrationTests: MigrationTestCase {
         XCTAssertEqual(metadata[NSStoreModelVersionIdentifiersKey] as? [String], ["3"])
         let context = try open(try ModelFixtures.load("Trailhead.xcdatamodeld"), url: url, options: [:])
         XCTAssertEqual(values(try all("Trail", in: context), "lengthInKm"), ["8.5"])
+    }
+
+    func testTheOlderSpellingInfersAMissingMapping() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { $0.properties += [makeAttribute("region", .stringAttributeType)] }
+        let manager = NSMigrationManager(sourceModel: trailModelV1(), destinationModel: v2)
+        let destination = storeURL("V2.sqlite")
+        try manager.migrateStore(from: storeURL(), sourceType: NSSQLiteStoreType, options: nil, with: nil,
+                                 toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        let context = try open(v2, url: destination, options: [:])
+        XCTAssertEqual(values(try all("Trail", in: context), "name"), ["Alpha", "Beta", "Gamma"])
+        XCTAssertEqual(manager.mappingModel.entityMappings.map(\.name), ["TrailToTrail"])
     }
 }

@@ -37,14 +37,14 @@ final class StoreManagementTests: MigrationTestCase {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: trailModelV1())
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL())
         let copyURL = storeURL("Backup/Copy.sqlite")
-        let copy = try coordinator.migratePersistentStore(store, to: copyURL, options: nil, type: NSSQLiteStoreType)
+        let copy = try coordinator.migratePersistentStore(store, to: copyURL, options: nil, withType: NSSQLiteStoreType)
         XCTAssertEqual(coordinator.persistentStores.map(\.url), [copyURL])
         XCTAssertTrue(copy !== store)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         XCTAssertEqual(values(try all("Trail", in: context), "name"), ["Alpha", "Beta", "Gamma"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: storeURL().path))
-        XCTAssertThrowsError(try coordinator.migratePersistentStore(copy, to: storeURL(), options: nil, type: NSSQLiteStoreType)) { error in
+        XCTAssertThrowsError(try coordinator.migratePersistentStore(copy, to: storeURL(), options: nil, type: .sqlite)) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreOperationError)
         }
     }
