@@ -10,7 +10,10 @@ extension NSPersistentStoreCoordinator {
     /// registered for the pair, or else, with `NSInferMappingModelAutomaticallyOption`,
     /// the inferred one.
     func migrateIfNeeded(storeAt url: URL, configurationName: String?, options: [AnyHashable: Any]?) throws {
-        guard Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]), FileManager.default.fileExists(atPath: url.path),
+        // A store opened read-only is never written, not even to migrate it: it then fails
+        // to open with 134100 like any store that does not fit.
+        guard Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]), !Self.flag(options?[NSReadOnlyPersistentStoreOption]),
+            FileManager.default.fileExists(atPath: url.path),
             let metadata = try? SQLiteStoreEngine.readMetadata(at: url),
             !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata)
         else { return }

@@ -86,4 +86,26 @@ final class MigrationFailureTests: MigrationTestCase {
         XCTAssertEqual(try tableNames(storeURL()).filter { !$0.hasPrefix("Z_") && !$0.hasPrefix("sqlite") }, ["ZTRAIL"])
         try assertStoreIntact()
     }
+
+    func testAReadOnlyStoreIsNotMigrated() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = trailModelV1 { trail in trail.properties += [makeAttribute("region", .stringAttributeType)] }
+        var options = migrating
+        options[NSReadOnlyPersistentStoreOption] = true
+        let error = try XCTUnwrap(error { _ = try open(v2, options: options) })
+        XCTAssertEqual(error.code, NSPersistentStoreIncompatibleVersionHashError)
+        try assertStoreIntact()
+    }
+
+    func testAStoreMigratedMeanwhileIsLeftAsItIs() throws {
+        try writeStore(trailModelV1(), fillTrails)
+        let v2 = { trailModelV1 { trail in trail.properties += [makeAttribute("region", .stringAttributeType)] } }
+        let plan = try XCTUnwrap(SQLiteMigrationPlan(mapping: try NSMappingModel.inferredMappingModel(forSourceModel: trailModelV1(), destinationModel: v2()),
+                                                     source: trailModelV1(), destination: v2(), configurationName: nil))
+        try SQLiteStoreMigration(url: storeURL(), plan: plan, configurationName: nil).run()
+        // A second run, as from a process that read the old metadata before the first committed.
+        try SQLiteStoreMigration(url: storeURL(), plan: plan, configurationName: nil).run()
+        let context = try open(v2(), options: [:])
+        XCTAssertEqual(values(try all("Trail", in: context), "region"), ["nil", "nil", "nil"])
+    }
 }

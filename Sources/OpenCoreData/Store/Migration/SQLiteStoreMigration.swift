@@ -45,9 +45,12 @@ final class SQLiteStoreMigration {
     }
 
     private func migrate() throws {
-        guard let metadata = try StoreMetadata.read(database),
-            plan.source.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata)
-        else {
+        guard let metadata = try StoreMetadata.read(database) else {
+            throw MigrationErrors.reason("The store has no metadata")
+        }
+        // Another process (or coordinator) migrated it while this one waited for the lock.
+        if plan.destination.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata) { return }
+        guard plan.source.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata) else {
             throw MigrationErrors.reason("The store was not written with the migration's source model")
         }
         let primaryKeys = try readPrimaryKeyTable()
