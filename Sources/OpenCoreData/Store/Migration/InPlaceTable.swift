@@ -81,16 +81,15 @@ struct InPlaceTable {
                 guard let oldName = Self.oldColumn(of: relationship, owners: owners(of: relationship), plan: plan, in: oldTable, offsets: offsets) else { return nil }
                 if oldName.isEmpty { additions.append(column) } else if !claim(oldName, by: column.name) { return nil }
             case .foreignEntity(let relationship):
-                let owning = owners(of: relationship)
-                guard case .some(let old) = unique(owning.map { plan.sourceRelationship(of: relationship, in: $0).map(ObjectIdentifier.init) }) else { return nil }
-                guard let oldID = old, let oldRelationship = owning.first.flatMap({ plan.sourceRelationship(of: relationship, in: $0) }),
-                    let keyColumn = table.column(for: relationship)?.name,
+                // Every entity owning the to-one must take it from the same old relationship.
+                let sources = owners(of: relationship).map { plan.sourceRelationship(of: relationship, in: $0) }
+                guard sources.allSatisfy({ $0 === sources.first ?? nil }) else { return nil }
+                guard let oldRelationship = sources.first ?? nil, let keyColumn = table.column(for: relationship)?.name,
                     let destination = oldRelationship.destinationEntity.flatMap(plan.oldSchema.entity)
                 else {
                     additions.append(column)
                     continue
                 }
-                _ = oldID
                 let cases = Array(destination.subtree).compactMap { number in plan.moveByOldNumber[number].map { (number, $0.new.number) } }
                 if let entityIndex = oldTable.entityColumnByRelationship[ObjectIdentifier(oldRelationship)] {
                     guard claim(oldTable.columns[entityIndex].name, by: column.name) else { return nil }
