@@ -282,6 +282,42 @@ final class LightweightMigrationTests: MigrationTestCase {
         XCTAssertTrue(try tableNames(storeURL()).contains("ATRANSACTION"))
     }
 
+    func testAToOneIntoARenumberedHierarchyKeepsPointingAtTheSameObjects() throws {
+        // Hike keeps entity number 1 (its table is altered in place); a new sub-entity of
+        // Place renumbers Camp and Hut, so Hike's entity column (Z2_PLACE) is rewritten.
+        func model(cabin: Bool) -> NSManagedObjectModel {
+            let hike = makeEntity("Hike")
+            let place = makeEntity("Place", abstract: true)
+            let camp = makeEntity("Camp"), hut = makeEntity("Hut"), extra = makeEntity("Cabin")
+            place.subentities = cabin ? [extra, camp, hut] : [camp, hut]
+            place.properties = [makeAttribute("name", .stringAttributeType)]
+            let at = makeRelationship("place", to: place)
+            let visits = makeRelationship("hikes", to: hike, toMany: true)
+            makeInverses(at, visits)
+            place.properties += [visits]
+            hike.properties = [makeAttribute("name", .stringAttributeType), at]
+            return makeModel([hike, place, camp, hut] + (cabin ? [extra] : []))
+        }
+        try writeStore(model(cabin: false)) { context in
+            for (hikeName, entity, placeName) in [("dawn", "Hut", "Routeburn Falls Hut"), ("dusk", "Camp", "Lake Howden Camp")] {
+                let place = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                place.setValue(placeName, forKey: "name")
+                let hike = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+                hike.setValue(hikeName, forKey: "name")
+                hike.setValue(place, forKey: "place")
+            }
+        }
+        XCTAssertEqual(try query(storeURL(), "SELECT Z2_PLACE FROM ZHIKE ORDER BY ZNAME").map { "\($0[0]!)" }, ["4", "3"])
+        let lines = try capturingSQLLines { _ = try open(model(cabin: true)) }
+        XCTAssertFalse(lines.contains { $0.contains("INSERT INTO ZHIKE") }, "ZHIKE is altered in place")
+        XCTAssertEqual(try query(storeURL(), "SELECT Z2_PLACE FROM ZHIKE ORDER BY ZNAME").map { "\($0[0]!)" }, ["5", "4"])
+        let context = try open(model(cabin: true), options: [:])
+        let hikes = try all("Hike", in: context)
+        XCTAssertEqual(hikes.map { ($0.value(forKey: "place") as? NSManagedObject)?.entity.name ?? "nil" }, ["Hut", "Camp"])
+        XCTAssertEqual(hikes.map { ($0.value(forKey: "place") as? NSManagedObject)?.value(forKey: "name") as? String ?? "nil" },
+                       ["Routeburn Falls Hut", "Lake Howden Camp"])
+    }
+
     /// The SQL debug lines (level 1) `body` logs.
     private func capturingSQLLines(_ body: () throws -> Void) throws -> [String] {
         var lines: [String] = []
