@@ -318,6 +318,46 @@ final class LightweightMigrationTests: MigrationTestCase {
                        ["Routeburn Falls Hut", "Lake Howden Camp"])
     }
 
+    func testOrderedAndInverseLessToManysSurviveATableRebuild() throws {
+        func model(badge: Bool) -> NSManagedObjectModel {
+            let trail = makeEntity("Trail")
+            let waypoint = makeEntity("Waypoint")
+            let photo = makeEntity("Photo")
+            let waypoints = makeRelationship("waypoints", to: waypoint, toMany: true, ordered: true)
+            let onTrail = makeRelationship("trail", to: trail)
+            makeInverses(waypoints, onTrail)
+            let photos = makeRelationship("photos", to: photo, toMany: true)
+            trail.properties = [makeAttribute("name", .stringAttributeType), waypoints, photos]
+            waypoint.properties = [makeAttribute("name", .stringAttributeType), onTrail]
+            photo.properties = [makeAttribute("name", .stringAttributeType)]
+            let first = makeEntity("Badge")
+            first.properties = [makeAttribute("name", .stringAttributeType)]
+            return makeModel((badge ? [first] : []) + [trail, waypoint, photo])
+        }
+        try writeStore(model(badge: false)) { context in
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            trail.setValue("Routeburn", forKey: "name")
+            let stops = ["Divide", "Lake Mackenzie", "Harris Saddle", "Falls"].map { name -> NSManagedObject in
+                let stop = NSEntityDescription.insertNewObject(forEntityName: "Waypoint", into: context)
+                stop.setValue(name, forKey: "name")
+                return stop
+            }
+            trail.setValue(NSOrderedSet(array: stops), forKey: "waypoints")
+            let photos = ["ridge", "lake"].map { name -> NSManagedObject in
+                let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: context)
+                photo.setValue(name, forKey: "name")
+                return photo
+            }
+            trail.setValue(Set(photos), forKey: "photos")
+        }
+        let context = try open(model(badge: true))
+        let trail = try all("Trail", in: context)[0]
+        let order = (trail.value(forKey: "waypoints") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }
+        XCTAssertEqual(order, ["Divide", "Lake Mackenzie", "Harris Saddle", "Falls"])
+        let photos = (trail.value(forKey: "photos") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }.sorted()
+        XCTAssertEqual(photos, ["lake", "ridge"])
+    }
+
     /// The SQL debug lines (level 1) `body` logs.
     private func capturingSQLLines(_ body: () throws -> Void) throws -> [String] {
         var lines: [String] = []
