@@ -65,5 +65,16 @@ let package = Package(
             path: "Sources/GraphBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // Lightweight migration of 100,000 rows against hand-written SQL:
+        // `swift run -c release --package-path Benchmarks migration-benchmarks`.
+        .executableTarget(
+            name: "migration-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/MigrationBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ]
 )

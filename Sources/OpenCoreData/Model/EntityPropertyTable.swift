@@ -41,7 +41,7 @@ final class EntityPropertyTable {
         persistentSlots = properties.indices.filter { properties[$0] is NSAttributeDescription && !properties[$0].isTransient }
         relationships = all.compactMap { $0 as? NSRelationshipDescription }
         hasTransientAttributes = attributes.contains { $0.isTransient }
-        persistentNames = all.filter { !$0.isTransient }.map(\.name)
+        persistentNames = all.filter { !$0.isTransient && !($0 is NSFetchedPropertyDescription) }.map(\.name)
         var defaults: [Any?] = Array(repeating: nil, count: all.count)
         for (slot, property) in all.enumerated() {
             guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue,
@@ -51,6 +51,7 @@ final class EntityPropertyTable {
         }
         defaultSlots = defaults.contains { $0 != nil } ? defaults : []
         propertiesWithRules = all.filter { property in
+            if property is NSFetchedPropertyDescription { return false }
             guard let attribute = property as? NSAttributeDescription else { return true }
             return !attribute.isOptional || !attribute.constraints.isEmpty
         }

@@ -20,6 +20,11 @@ open class NSEntityDescription: CustomStringConvertible {
     /// The Swift class found for ``managedObjectClassName``, once looked up, and how many
     /// modules were known then (a class not found may be found once more are known).
     var cachedObjectClass: (type: NSManagedObject.Type, modulesKnown: Int)?
+    /// Whether Core Data's "Unable to load class named" warning was printed for this entity.
+    var warnedMissingClass = false
+    /// Xcode's code generation setting from a model file (`class`, `category`, or `nil`
+    /// for Manual/None).
+    var codeGenerationType: String?
     /// Whether the entity only serves as a parent; abstract entities cannot be inserted.
     public var isAbstract: Bool = false
     /// Free-form information from the model editor's User Info.

@@ -44,8 +44,9 @@ enum ManagedObjectClasses {
         if !knownModules.contains(module) { knownModules.append(module) }
     }
 
-    /// The class to instantiate for objects of `entity`: the class the model names (or the
-    /// nearest ancestor entity's), else `NSManagedObject`.
+    /// The class to instantiate for objects of `entity`: the class the model names, else
+    /// `NSManagedObject` (not the parent entity's class), with Core Data's warning on
+    /// standard error the first time.
     ///
     /// The answer is kept on the entity (not in a table keyed by its address, which a later
     /// entity can reuse once this one is freed). The lock makes that write safe when
@@ -58,10 +59,22 @@ enum ManagedObjectClasses {
         }
         let modulesKnown = knownModules.count
         lock.unlock()
-        let resolved = resolve(entity.managedObjectClassName) ?? entity.superentity.map(objectClass(for:)) ?? NSManagedObject.self
+        let found = resolve(entity.managedObjectClassName)
+        let resolved = found ?? NSManagedObject.self
         lock.lock()
         entity.cachedObjectClass = (resolved, modulesKnown)
+        // An entity whose class Xcode generates ("Class Definition") has its class on Apple
+        // platforms; without the generator there is nothing to warn the program about.
+        let generated = entity.codeGenerationType == "class"
+        let warn = found == nil && !generated && !entity.warnedMissingClass && entity.managedObjectClassName != "NSManagedObject"
+        if warn { entity.warnedMissingClass = true }
         lock.unlock()
+        if warn {
+            // Core Data's warning, word for word (two spaces after the first sentence), as
+            // quoted in novastone-media/MQTT-Client-Framework#102 and prisma-ai/Sworm#12.
+            let message = "CoreData: warning: Unable to load class named '\(entity.managedObjectClassName ?? "")' for entity '\(entity.name ?? "")'.  Class not found, using default NSManagedObject instead.\n"
+            FileHandle.standardError.write(Data(message.utf8))
+        }
         return resolved
     }
 

@@ -55,7 +55,7 @@ extension NSManagedObject {
         let checksModelRulesOnly = type(of: self) == NSManagedObject.self
         let table = entity.propertyTable
         fulfillFaultIfNeeded()
-        for property in checksModelRulesOnly ? table.propertiesWithRules : table.all {
+        for property in checksModelRulesOnly ? table.propertiesWithRules : table.all where !(property is NSFetchedPropertyDescription) {
             if checksModelRulesOnly, let attribute = property as? NSAttributeDescription,
                 attribute.constraints.isEmpty, state.values[attribute.name] != nil
             {

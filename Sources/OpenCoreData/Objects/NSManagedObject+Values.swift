@@ -16,6 +16,7 @@ extension NSManagedObject {
         let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: true)
         guard let attribute = table.all[slot] as? NSAttributeDescription else {
+            if let fetched = table.all[slot] as? NSFetchedPropertyDescription { return fetchedPropertyValue(fetched, slot: slot) }
             return storedPrimitiveValue(forKey: key)
         }
         // What storedPrimitiveValue does for an attribute, without looking the key up again.
@@ -36,6 +37,9 @@ extension NSManagedObject {
         if let relationship = property as? NSRelationshipDescription {
             setRelationshipValue(value, for: relationship)
             return
+        }
+        if property is NSFetchedPropertyDescription {
+            raiseCoreDataException(.unknownKey, "[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> setValue:forUndefinedKey:]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
         }
         let attribute = property as! NSAttributeDescription
         let stored = AttributeValues.stored(value, for: attribute, object: self)
@@ -226,7 +230,7 @@ extension NSManagedObject {
     /// Data prints them (faults, object IDs).
     func descriptionPairs() -> [(key: String, value: Any?)] {
         let table = entity.propertyTable
-        return table.all.map { property in
+        return table.all.filter { !($0 is NSFetchedPropertyDescription) }.map { property in
             guard let relationship = property as? NSRelationshipDescription else {
                 return (property.name, state.values[property.name].map { AttributeValues.public($0, for: property as! NSAttributeDescription) })
             }

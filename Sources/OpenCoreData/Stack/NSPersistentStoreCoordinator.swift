@@ -48,6 +48,7 @@ open class NSPersistentStoreCoordinator {
             }
             engineURL = storeURL
             try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try migrateIfNeeded(storeAt: storeURL, configurationName: configuration, options: options)
         case NSInMemoryStoreType:
             engineURL = nil
         case NSBinaryStoreType:
@@ -151,12 +152,6 @@ open class NSPersistentStoreCoordinator {
             let entity = managedObjectModel.entitiesByName[parts[0]]
         else { return nil }
         return NSManagedObjectID(store: store, key: StoreKey(entityNumber: store.engine.entityNumber(for: entity), primaryKey: primaryKey), entity: entity)
-    }
-
-    /// The metadata of the store at `url` without adding it: its UUID, type and model
-    /// version hashes.
-    open class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
-        try SQLiteStoreEngine.readMetadata(at: url)
     }
 
     // MARK: Routing

@@ -7,6 +7,12 @@ enum StoreMetadata {
     static let storeType = "SQLite"
     /// The format of the version hashes, as Core Data records it.
     static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
+    /// The keys that describe the model a store was written with; a migration writes them
+    /// anew and keeps the others.
+    static let modelKeys: Set<String> = [
+        NSStoreModelVersionHashesKey, hashesVersionKey, NSStoreModelVersionIdentifiersKey,
+        "NSStoreModelVersionChecksumKey", "NSStoreModelVersionHashesDigest", "NSPersistenceFrameworkVersion",
+    ]
 
     /// The metadata of a new store for the configuration's entities.
     static func initial(model: NSManagedObjectModel, configurationName: String?, uuid: String) -> [String: Any] {

@@ -123,6 +123,7 @@ enum ExpressionFunctions {
         case "length": return unwrapAny(receiver).flatMap(PredicateValues.string)?.utf16.count
         case "count": return unwrapAny(receiver).flatMap(collectionOrDictionaryElements)?.count
         default:
+            if let target = unwrapAny(receiver) as? ExpressionMethodTarget { return target.callExpressionMethod(name, arguments: arguments) }
             if isKnown(name) { return call(name, [receiver] + arguments) }
             fatalError("FUNCTION(…, '\(name)'): unrecognized selector; without the Objective-C runtime only valueForKeyPath:, valueForKey:, self, description, uppercaseString, lowercaseString, length, count and the built-in functions can be called")
         }

@@ -144,6 +144,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         let entity = NSEntityDescription()
         entity.name = name
         if let className = attributes["representedClassName"], !className.isEmpty { entity.managedObjectClassName = className }
+        entity.codeGenerationType = attributes["codeGenerationType"]
         entity.isAbstract = ModelFileValues.flag(attributes["isAbstract"])
         entity.versionHashModifier = attributes["versionHashModifier"]
         entity.renamingIdentifier = attributes["elementID"]
@@ -165,7 +166,11 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 let relationship = try ModelFileValues.relationship(named: name, attributes)
                 pending.relationships.append((relationship, line))
                 property = relationship
-            default: return  // Fetched properties need predicates; the fetching code reads them.
+            default:
+                let fetched = NSFetchedPropertyDescription()
+                fetched.name = name
+                pending.fetchedProperties.append((fetched, line))
+                property = fetched
             }
         } catch let message as ModelFileValues.Problem {
             return fail(message.text)
@@ -191,6 +196,11 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
     }
 
     private func addFetchRequest(_ attributes: [String: String]) {
+        if let fetched = currentProperty as? NSFetchedPropertyDescription {
+            guard let entity = attributes["entity"] else { return fail("<fetchRequest> of fetched property \(fetched.name) needs an entity") }
+            fetched.requestSource = (entity, attributes["predicateString"])
+            return
+        }
         guard let name = attributes["name"], let entity = attributes["entity"] else {
             return fail("<fetchRequest> needs a name and an entity")
         }
@@ -226,4 +236,5 @@ struct PendingReferences {
     var indexes: [(index: NSFetchIndexDescription, entity: NSEntityDescription, line: Int)] = []
     var configurations: [(name: String, members: [(name: String, line: Int)])] = []
     var fetchRequests: [(name: String, entity: String, predicate: String?, line: Int)] = []
+    var fetchedProperties: [(property: NSFetchedPropertyDescription, line: Int)] = []
 }

@@ -63,6 +63,24 @@ struct ModelFileResolver {
             model.setEntities(members, forConfigurationName: configuration.name)
         }
 
+        for (fetched, line) in pending.fetchedProperties {
+            let owner = fetched.entity?.name ?? ""
+            guard let source = fetched.requestSource else {
+                throw ModelFileError.at(file, line: line, "fetched property \(owner).\(fetched.name) has no <fetchRequest>")
+            }
+            let target = try entity(source.entityName, line: line, usedBy: "fetched property \(owner).\(fetched.name)")
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: source.entityName)
+            request.entity = target
+            if let format = source.predicateFormat, !format.isEmpty {
+                do {
+                    request.predicate = try NSPredicate(validatingFormat: format)
+                } catch {
+                    throw ModelFileError.at(file, line: line, "fetched property \(owner).\(fetched.name) has a predicate that cannot be read: \(error)")
+                }
+            }
+            fetched.fetchRequest = request
+        }
+
         for request in pending.fetchRequests {
             _ = try entity(request.entity, line: request.line, usedBy: "fetch request \(request.name)")
             model.fetchRequestTemplateSources[request.name] = (request.entity, request.predicate)

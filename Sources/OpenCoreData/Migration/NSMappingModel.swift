@@ -1,0 +1,148 @@
+import Foundation
+
+/// How to turn a store written with one model (the source) into a store for another
+/// (the destination): one ``NSEntityMapping`` per destination entity, or per source
+/// entity that goes away.
+///
+/// Core Data infers one for simple changes
+/// (``inferredMappingModel(forSourceModel:destinationModel:)``); for the rest you build
+/// one in code and hand it to an ``NSMigrationManager``.
+open class NSMappingModel: CustomStringConvertible {
+    /// The entity mappings, in the order the migration runs them.
+    public var entityMappings: [NSEntityMapping]! = []
+
+    public init() {}
+
+    /// The entity mappings by name.
+    public var entityMappingsByName: [String: NSEntityMapping] {
+        Dictionary((entityMappings ?? []).compactMap { mapping in mapping.name.map { ($0, mapping) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A mapping model found in `bundles` for the two models, or `nil` when there is none.
+    ///
+    /// On Linux a bundle holds no compiled mapping models (`.cdm`) and `.xcmappingmodel`
+    /// files are not read yet, so this finds mapping models registered with
+    /// ``register(_:)`` only; see LinuxDifferences.md.
+    public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
+        guard let sourceModel, let destinationModel,
+            let found = NSMappingModel.registered.first(where: { $0.maps(from: sourceModel, to: destinationModel) })
+        else { return nil }
+        self.init()
+        entityMappings = found.entityMappings
+    }
+
+    /// Mapping models that ``init(from:forSourceModel:destinationModel:)`` and automatic
+    /// migration find, as Core Data finds the compiled mapping models of an app bundle.
+    /// Guarded by `registryLock`: stores may be added from several threads.
+    nonisolated(unsafe) private static var registeredModels: [NSMappingModel] = []
+    private static let registryLock = NSLock()
+
+    static var registered: [NSMappingModel] {
+        registryLock.lock(); defer { registryLock.unlock() }
+        return registeredModels
+    }
+
+    /// Makes `mappingModel` findable by automatic migration, as a mapping model file in
+    /// an app bundle is on Apple platforms. (A Linux addition: there is no compiled bundle.)
+    public static func register(_ mappingModel: NSMappingModel) {
+        registryLock.lock(); defer { registryLock.unlock() }
+        registeredModels.append(mappingModel)
+    }
+
+    /// Forgets every mapping model given to ``register(_:)``.
+    public static func unregisterAll() {
+        registryLock.lock(); defer { registryLock.unlock() }
+        registeredModels.removeAll()
+    }
+
+    /// Whether this mapping model was made for exactly these two models: every entity
+    /// mapping's version hashes match the entities it names.
+    func maps(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Bool {
+        let sources = source.entitiesByName, destinations = destination.entitiesByName
+        var coveredDestinations: Set<String> = []
+        for mapping in entityMappings ?? [] {
+            if let name = mapping.sourceEntityName {
+                guard let entity = sources[name], mapping.sourceEntityVersionHash == nil || mapping.sourceEntityVersionHash == entity.versionHash else { return false }
+            }
+            if let name = mapping.destinationEntityName {
+                guard let entity = destinations[name], mapping.destinationEntityVersionHash == nil || mapping.destinationEntityVersionHash == entity.versionHash else { return false }
+                coveredDestinations.insert(name)
+            }
+        }
+        return coveredDestinations == Set(destinations.keys)
+    }
+
+    open var description: String {
+        "(<NSMappingModel>) entityMappings {\((entityMappings ?? []).compactMap(\.name).joined(separator: ", "))}"
+    }
+}
+
+/// What an entity mapping does. Raw values match Core Data's.
+public enum NSEntityMappingType: UInt, Sendable {
+    case undefinedEntityMappingType = 0
+    /// Run by the mapping's custom policy alone.
+    case customEntityMappingType = 1
+    /// A destination entity with no source: nothing is copied.
+    case addEntityMappingType = 2
+    /// A source entity with no destination: its instances are dropped.
+    case removeEntityMappingType = 3
+    /// Instances copied unchanged.
+    case copyEntityMappingType = 4
+    /// Instances copied with their properties transformed.
+    case transformEntityMappingType = 5
+}
+
+/// How the instances of one source entity become instances of one destination entity.
+open class NSEntityMapping: CustomStringConvertible {
+    /// The mapping's name, e.g. `TrailToTrail`.
+    public var name: String!
+    public var mappingType: NSEntityMappingType = .undefinedEntityMappingType
+    public var sourceEntityName: String?
+    public var sourceEntityVersionHash: Data?
+    public var destinationEntityName: String?
+    public var destinationEntityVersionHash: Data?
+    /// How each destination attribute gets its value.
+    public var attributeMappings: [NSPropertyMapping]?
+    /// How each destination relationship gets its objects.
+    public var relationshipMappings: [NSPropertyMapping]?
+    /// The source instances to migrate; `nil` means every instance of the source entity
+    /// (sub-entities excluded: each has its own mapping).
+    public var sourceExpression: NSExpression?
+    public var userInfo: [AnyHashable: Any]?
+    /// The name of an ``NSEntityMigrationPolicy`` subclass that runs this mapping
+    /// (with its module, as `NSStringFromClass` gives it, or registered with
+    /// ``NSEntityMigrationPolicy/register(_:)``).
+    public var entityMigrationPolicyClassName: String?
+
+    public init() {}
+
+    open var description: String {
+        "(<NSEntityMapping>) name \(name ?? "(null)"), mappingType \(mappingType.rawValue), sourceEntityName \(sourceEntityName ?? "(null)"), destinationEntityName \(destinationEntityName ?? "(null)")"
+    }
+}
+
+/// How one destination property gets its value: an expression evaluated with
+/// `$source` (the source instance), `$manager`, `$entityMapping`, `$propertyMapping`
+/// and `$entityPolicy` set.
+open class NSPropertyMapping: CustomStringConvertible {
+    /// The destination property's name.
+    public var name: String?
+    /// The value, e.g. `NSExpression(format: "$source.name")`; `nil` leaves the
+    /// destination's default value.
+    public var valueExpression: NSExpression?
+    public var userInfo: [AnyHashable: Any]?
+
+    public init() {}
+
+    open var description: String {
+        "(<NSPropertyMapping>) name \(name ?? "(null)"), valueExpression \(valueExpression.map { "\($0)" } ?? "(null)")"
+    }
+}
+
+/// Keys of the variables a mapping's expressions see, as Core Data names them.
+public let NSMigrationManagerKey = "manager"
+public let NSMigrationSourceObjectKey = "source"
+public let NSMigrationDestinationObjectKey = "destination"
+public let NSMigrationEntityMappingKey = "entityMapping"
+public let NSMigrationPropertyMappingKey = "propertyMapping"
+public let NSMigrationEntityPolicyKey = "entityPolicy"
