@@ -53,9 +53,8 @@ docs: build
 # their own build directory (a sanitized build shares nothing with .build). Measured on
 # the team's shared 2-core machine (load average 6-8): 8 min 34 s from an empty
 # .build-tsan (it builds swift-syntax and everything else again; 39 tests, no report),
-# 8 s to run the tests once built. Not in .ci/run: it is a second full build, and the
-# first clean `swift build` of the same tree took up to 10 minutes on that machine, so
-# CI (which also builds the fuzzers) would no longer stay well under 30 minutes.
+# 8 s to run the tests once built. .ci/run runs it last; it is a second full build, so it
+# is the largest part of CI after the first build (see the README for the measured total).
 TSAN_TESTS ?= ParentContextTests|NestedQueueTests|ConcurrencyDebugTests|MergingTests|ContextQueueTests|ConcurrentContextsStressTests|RegistryLifetimeTests|TwoCoordinatorsTests
 tsan: deps
 	@echo "==> Running the concurrency tests under ThreadSanitizer (swift test --sanitize=thread)"
