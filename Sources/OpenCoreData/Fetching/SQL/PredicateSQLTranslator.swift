@@ -18,7 +18,8 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
 ///   `!= nil` (`IS NULL`, `IS NOT NULL`) test for NULL.
 /// - Key paths through to-one relationships become `LEFT OUTER JOIN`s (a missing related
 ///   object reads as NULL); through to-many relationships, correlated
-///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, `NONE`,
+///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, so an element
+///   whose comparison is unknown is no counterexample, `NONE`,
 ///   `CONTAINS` and `IN` on collections) and `(SELECT COUNT(*) …)` for `@count` and
 ///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries.
 /// - String comparisons go through the functions of ``SQLFunctions``, which call the
@@ -258,7 +259,8 @@ final class PredicateSQLTranslator {
         case .constant(let value):
             if isNilValue(value) { return try nilComparison(objectSide, op) }
             guard op == .equalTo || op == .notEqualTo else {
-                // Objects have no order; string operators on objects are false.
+                // Objects have no order; string operators on objects are false (unknown
+                // for a nil relationship, as any comparison with NULL).
                 if [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .beginsWith, .endsWith, .like, .matches, .contains].contains(op) {
                     return known(false, objectSide)
                 }
