@@ -9,17 +9,23 @@ import class OpenCoreData.NSSortDescriptor
 @testable import OpenCoreData
 
 /// Thousands of generated predicates and sorts, each run through SQLite (a fetch with no
-/// pending changes) and through `evaluate(with:)` / `sortedArray(using:)` on every object;
-/// the answers must be identical. A disagreement prints the seed, the predicate and the
-/// values of the objects on which the two disagree.
+/// pending changes, so the SQL path) and through `evaluate(with:)` / `sortedArray(using:)`
+/// on every object.
+///
+/// The two answer differently where NULL is involved: Core Data's SQLite store uses SQL's
+/// three-valued logic (`nil != "x"` and `NOT (nil > 3)` are unknown, so not fetched),
+/// `evaluate(with:)` Foundation's (both true). The fetch must equal ``StoreLogic``'s
+/// answer, an independent three-valued reading of the predicate over the objects' values;
+/// wherever no comparison met a nil, that answer must equal `evaluate(with:)`'s. A
+/// disagreement prints the seed, the predicate and the values of the objects concerned.
 final class FetchDifferentialTests: FetchTestCase {
     /// Seeds of the data sets; each is a fresh store.
     private let dataSeeds: [UInt64] = [11, 2024, 77_777]
     private let predicatesPerSeed = 700
     private let sortsPerSeed = 250
 
-    func testGeneratedPredicatesAgreeWithInMemoryEvaluation() throws {
-        var checked = 0, selective = 0
+    func testGeneratedPredicatesAnswerAsCoreDatasStore() throws {
+        var checked = 0, selective = 0, differing = 0, nullFree = 0, pairs = 0
         for seed in dataSeeds {
             let fixture = try TrailheadFixture(directory: directory, name: "Differential-\(seed).sqlite")
             try fixture.fill(seed: seed)
@@ -41,21 +47,40 @@ final class FetchDifferentialTests: FetchTestCase {
                     request.predicate = predicate
                     let inSQL = try fixture.context.fetch(request)
                     let inMemory = all.filter { predicate.evaluate(with: $0) }
-                    if inSQL.map(\.objectID) != inMemory.map(\.objectID) {
-                        report(seed: seed, index: index, predicate: predicate, sql: inSQL, memory: inMemory, all: all)
+                    var expected: [NSManagedObject] = []
+                    for object in all {
+                        var logic = StoreLogic()
+                        let answer = logic.answer(predicate, object)
+                        if answer == true { expected.append(object) }
+                        pairs += 1
+                        // No comparison met a nil: the store and Foundation must agree.
+                        if !logic.metNull {
+                            nullFree += 1
+                            if answer != predicate.evaluate(with: object) {
+                                XCTFail("seed \(seed) #\(index): \(predicate) without nil: store logic \(String(describing: answer)), memory \(!(answer ?? true))")
+                            }
+                        }
+                    }
+                    if inSQL.map(\.objectID) != expected.map(\.objectID) {
+                        report(seed: seed, index: index, predicate: predicate, sql: inSQL, expected: expected, all: all)
                     }
                     if index % 7 == 0 {
-                        XCTAssertEqual(try fixture.context.count(for: request), inMemory.count, "seed \(seed) #\(index): count of \(predicate)")
+                        XCTAssertEqual(try fixture.context.count(for: request), expected.count, "seed \(seed) #\(index): count of \(predicate)")
                     }
                     checked += 1
-                    if !inMemory.isEmpty && inMemory.count < all.count { selective += 1 }
+                    if inSQL.map(\.objectID) != inMemory.map(\.objectID) { differing += 1 }
+                    if !expected.isEmpty && expected.count < all.count { selective += 1 }
                 }
             }
         }
         XCTAssertGreaterThanOrEqual(checked, 4000)
         // Most predicates must pick some objects and not others, or agreement proves little.
         XCTAssertGreaterThan(selective, checked / 3, "\(selective) of \(checked) predicates were selective")
-        print("FetchDifferentialTests: \(checked) predicates, \(selective) selective")
+        // NULL must come up often (the fixture leaves 10–30% of values nil), and most
+        // answers must still be checked for equality with evaluate(with:).
+        XCTAssertGreaterThan(differing, checked / 20, "\(differing) of \(checked) fetches differ from evaluate(with:)")
+        XCTAssertGreaterThan(nullFree, pairs / 2, "\(nullFree) of \(pairs) answers met no nil")
+        print("FetchDifferentialTests: \(checked) predicates, \(selective) selective, \(differing) differ from memory by NULL logic")
     }
 
     func testGeneratedSortsAgreeWithInMemorySorting() throws {
@@ -75,7 +100,8 @@ final class FetchDifferentialTests: FetchTestCase {
                 if generator.chance(30) { request.fetchOffset = generator.int(1...10) }
                 XCTAssertNoThrow(try fixture.store.engine.translator(for: fixture.container.managedObjectModel.entitiesByName["Trail"]!).orderBy(descriptors))
                 let inSQL = try fixture.context.fetch(request)
-                var expected = all.filter { predicate?.evaluate(with: $0) ?? true }.sortedArray(using: descriptors)
+                var logic = StoreLogic()
+                var expected = all.filter { object in predicate.map { logic.answer($0, object) == true } ?? true }.sortedArray(using: descriptors)
                 expected = Array(expected.dropFirst(request.fetchOffset))
                 if request.fetchLimit > 0 { expected = Array(expected.prefix(request.fetchLimit)) }
                 if inSQL.map(\.objectID) != expected.map(\.objectID) {
@@ -97,8 +123,8 @@ final class FetchDifferentialTests: FetchTestCase {
         }
     }
 
-    private func report(seed: UInt64, index: Int, predicate: NSPredicate, sql: [NSManagedObject], memory: [NSManagedObject], all: [NSManagedObject]) {
-        let sqlIDs = Set(sql.map(\.objectID)), memoryIDs = Set(memory.map(\.objectID))
+    private func report(seed: UInt64, index: Int, predicate: NSPredicate, sql: [NSManagedObject], expected: [NSManagedObject], all: [NSManagedObject]) {
+        let sqlIDs = Set(sql.map(\.objectID)), memoryIDs = Set(expected.map(\.objectID))
         let differing = all.filter { sqlIDs.contains($0.objectID) != memoryIDs.contains($0.objectID) }
         let lines = differing.prefix(5).map { object -> String in
             let inSQL = sqlIDs.contains(object.objectID)
@@ -112,9 +138,111 @@ final class FetchDifferentialTests: FetchTestCase {
             if has("hikes"), let hikes = object.value(forKey: "hikes") as? Set<NSManagedObject> {
                 values.append("hikes=" + hikes.map { "{d=\(String(describing: $0.value(forKey: "distance"))) n=\(String(describing: $0.value(forKey: "notes")))}" }.joined(separator: ","))
             }
-            return "p\(object.objectID.storeKey!.primaryKey) SQL=\(inSQL) memory=\(!inSQL): " + values.joined(separator: " ")
+            return "p\(object.objectID.storeKey!.primaryKey) SQL=\(inSQL) expected=\(!inSQL): " + values.joined(separator: " ")
         }
-        XCTFail("seed \(seed) #\(index): SQL and memory disagree on \(predicate)\n  " + lines.joined(separator: "\n  "))
+        XCTFail("seed \(seed) #\(index): the SQL fetch and the store's NULL logic disagree on \(predicate)\n  " + lines.joined(separator: "\n  "))
+    }
+}
+
+/// Core Data's SQLite answer for a predicate on one object, computed from the object's
+/// values without SQL: SQL's three-valued logic (true, false, unknown = `nil`).
+///
+/// - A comparison with a nil operand is unknown, except `== nil` and `!= nil`, and `IN` a
+///   list holding nil (`x IN (…) OR x IS NULL`); `x IN {}` is false (SQLite's `IN ()`).
+/// - `AND`, `OR`, `NOT` are Kleene's: `NOT unknown` is unknown, `unknown OR true` is true.
+/// - `ANY` is true when some element's comparison is true, `ALL` when none is false
+///   (`NOT EXISTS (… WHERE NOT …)`); relationship membership (`CONTAINS`, `IN` a to-many)
+///   is an `EXISTS`, true or false.
+/// - Otherwise, where no operand is nil, the comparison answers as `evaluate(with:)`.
+struct StoreLogic {
+    /// Whether some comparison had a nil operand (where the two logics can part).
+    private(set) var metNull = false
+
+    mutating func answer(_ predicate: NSPredicate, _ object: NSManagedObject) -> Bool? {
+        switch predicate.kind {
+        case .value(let value): return value
+        case .block: return predicate.evaluate(with: object)
+        case .tree: break
+        }
+        if let compound = predicate as? NSCompoundPredicate {
+            let parts = compound.predicates.map { answer($0, object) }
+            switch compound.compoundPredicateType {
+            case .and: return parts.contains(false) ? false : (parts.contains(nil) ? nil : true)
+            case .or: return parts.contains(true) ? true : (parts.contains(nil) ? nil : false)
+            case .not: return parts.first.map { $0.map(!) } ?? true
+            }
+        }
+        let comparison = predicate as! NSComparisonPredicate
+        let context = PredicateEvaluationContext(variables: [:])
+        let left = comparison.leftExpression.value(of: object, context)
+        let right = comparison.rightExpression.value(of: object, context)
+        let leftIsConstant = PredicateSQLTranslator.isConstant(comparison.leftExpression)
+        let rightIsConstant = PredicateSQLTranslator.isConstant(comparison.rightExpression)
+        switch comparison.comparisonPredicateModifier {
+        case .direct:
+            return compare(left, leftIsConstant, comparison, right, rightIsConstant)
+        case .any, .all:
+            let any = comparison.comparisonPredicateModifier == .any
+            guard let elements = Self.elements(comparison.leftExpression.keyPath, of: object) else {
+                // A single value: nil is an empty collection.
+                if isNilValue(left) { return !any }
+                return any ? compare(left, false, comparison, right, rightIsConstant) : (compare(left, false, comparison, right, rightIsConstant) ?? false)
+            }
+            let results = elements.map { compare($0, false, comparison, right, rightIsConstant) }
+            return any ? results.contains(true) : !results.contains(false)
+        }
+    }
+
+    private mutating func compare(_ left: Any?, _ leftIsConstant: Bool, _ comparison: NSComparisonPredicate, _ right: Any?, _ rightIsConstant: Bool) -> Bool? {
+        let op = comparison.effectiveOperator
+        let memory = NSComparisonPredicate(leftExpression: NSExpression(forConstantValue: left), rightExpression: NSExpression(forConstantValue: right),
+                                           modifier: .direct, type: op, options: comparison.options).evaluate(with: nil)
+        let leftNil = isNilValue(left), rightNil = isNilValue(right)
+        if (op == .equalTo || op == .notEqualTo) && ((leftIsConstant && leftNil) || (rightIsConstant && rightNil)) { return memory }
+        if op == .in && !rightIsConstant { return memory }  // IN a to-many relationship: EXISTS
+        if op == .contains && Self.isCollection(left) { return memory }  // a to-many CONTAINS an object: EXISTS
+        if op == .in, rightIsConstant, leftNil, let list = unwrapAny(right), let elements = collectionElements(list) {
+            if elements.isEmpty { return false }
+            metNull = true
+            return elements.contains { isNilValue($0) } ? true : nil
+        }
+        if leftNil || rightNil {
+            metNull = true
+            return nil
+        }
+        return memory
+    }
+
+    private static func isCollection(_ value: Any?) -> Bool {
+        guard let value = unwrapAny(value) else { return false }
+        return collectionElements(value) != nil
+    }
+
+    /// The values a key path reaches through a to-many relationship, one per element (nil
+    /// values kept, nested collections flattened); `nil` when it crosses none.
+    static func elements(_ keyPath: String, of object: NSManagedObject) -> [Any?]? {
+        var items: [Any?] = [object]
+        var crossedToMany = false
+        for key in keyPath.split(separator: ".").map(String.init) {
+            var next: [Any?] = []
+            for case let item as NSManagedObject in items.compactMap({ $0 }) {
+                let value = item.value(forKey: key)
+                guard item.entity.relationshipsByName[key]?.isToMany == true else {
+                    next.append(value)
+                    continue
+                }
+                crossedToMany = true
+                if let set = value as? Set<NSManagedObject> {
+                    next.append(contentsOf: set.map { $0 as Any? })
+                } else if let set = value as? NSSet {
+                    next.append(contentsOf: set.allObjects.map { $0 as Any? })
+                } else if let ordered = value as? NSOrderedSet {
+                    next.append(contentsOf: ordered.array.map { $0 as Any? })
+                }
+            }
+            items = next
+        }
+        return crossedToMany ? items : nil
     }
 }
 

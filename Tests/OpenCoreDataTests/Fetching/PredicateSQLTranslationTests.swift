@@ -47,7 +47,7 @@ final class PredicateSQLTranslationTests: FetchTestCase {
 
     func testComparisons() throws {
         try assertSQL("name == %@", ["Ridge"], " t0.ZNAME = ?", binds: ["\"Ridge\""])
-        try assertSQL("name != %@", ["Ridge"], " t0.ZNAME IS NOT ?", binds: ["\"Ridge\""])
+        try assertSQL("name != %@", ["Ridge"], " t0.ZNAME <> ?", binds: ["\"Ridge\""])
         try assertSQL("rating > 3", [], " t0.ZRATING > ?", binds: ["3"])
         try assertSQL("lengthKm <= 2.5", [], " t0.ZLENGTHKM <= ?", binds: ["2.5"])
         try assertSQL("isLoop == YES", [], " t0.ZISLOOP = ?", binds: ["1"])
@@ -58,15 +58,21 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("name == nil", [], " t0.ZNAME IS NULL", binds: [])
         try assertSQL("name != nil", [], " t0.ZNAME IS NOT NULL", binds: [])
         try assertSQL("lengthKm < elevation", [], " t0.ZLENGTHKM < t0.ZELEVATION", binds: [])
-        try assertSQL("lengthKm == elevation", [], " t0.ZLENGTHKM IS t0.ZELEVATION", binds: [])
+        try assertSQL("lengthKm == elevation", [], " t0.ZLENGTHKM = t0.ZELEVATION", binds: [])
+        try assertSQL("lengthKm != elevation", [], " t0.ZLENGTHKM <> t0.ZELEVATION", binds: [])
     }
 
     func testStaticAnswers() throws {
-        // A string never equals a number, and nil has no order: decided without a column.
-        try assertSQL("name == 3", [], " 0", binds: [])
-        try assertSQL("name != 3", [], " 1", binds: [])
-        try assertSQL("rating < nil", [], " 0", binds: [])
+        // A string never equals a number: decided without the value, except that a NULL
+        // operand makes any comparison unknown, as `t0.ZNAME = 3` would be.
+        try assertSQL("name == 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 0 END", binds: [])
+        try assertSQL("name != 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 1 END", binds: [])
+        try assertSQL("rating IN {'x'}", [], " CASE WHEN t0.ZRATING IS NULL THEN NULL ELSE 0 END", binds: [])
+        // nil has no order: `rating < NULL` is unknown for every row.
+        try assertSQL("rating < nil", [], " NULL", binds: [])
+        try assertSQL("NOT rating < nil", [], " NOT ( NULL)", binds: [])
         try assertSQL("rating > 3 OR 1 == 1", [], " 1", binds: [])
+        // SQLite's `x IN ()` is false, for NULL too.
         try assertSQL("rating IN {}", [], " 0", binds: [])
     }
 
@@ -83,8 +89,9 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("%@ BEGINSWITH name", ["Ridge Trail"], " NSCoreDataStringSearch( ?, t0.ZNAME, 8, 0)", binds: ["\"Ridge Trail\""])
     }
 
-    func testNotKeepsNilRowsTwoValued() throws {
-        try assertSQL("NOT name == %@", ["x"], " NOT ( IFNULL( t0.ZNAME = ?, 0))", binds: ["\"x\""])
+    func testNotIsSQLsNot() throws {
+        // No IFNULL: NOT of an unknown comparison stays unknown, as in Core Data's store.
+        try assertSQL("NOT name == %@", ["x"], " NOT ( t0.ZNAME = ?)", binds: ["\"x\""])
         try assertSQL("NOT name CONTAINS %@", ["x"], " NOT ( NSCoreDataStringSearch( t0.ZNAME, ?, 0, 0))", binds: ["\"x\""])
     }
 
@@ -101,7 +108,7 @@ final class PredicateSQLTranslationTests: FetchTestCase {
     func testToManyKeyPathsUseSubqueries() throws {
         try assertSQL("ANY hikes.distance > 10", [], " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?))", binds: ["10"])
         try assertSQL("ALL hikes.distance > 10", [],
-                      " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  NOT ( IFNULL( t1.ZDISTANCE > ?, 0)))))", binds: ["10"])
+                      " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  NOT ( t1.ZDISTANCE > ?))))", binds: ["10"])
         try assertSQL("NONE hikes.distance > 10", [], " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)))", binds: ["10"])
         try assertSQL("hikes.@count > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])
         try assertSQL("hikes.@sum.distance >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])

@@ -8,18 +8,22 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// Translates predicates and sort descriptors into SQL against Core Data's schema, with
-/// results identical to in-memory evaluation (`evaluate(with:)`, `NSSortDescriptor`).
+/// Translates predicates and sort descriptors into SQL against Core Data's schema, with the
+/// answers of Core Data's SQLite store.
 ///
+/// - SQL's NULL logic, as Core Data's store uses it: `!=` is `<>`, and a comparison with a
+///   NULL operand (`rating > 3` for a nil `rating`, `name != "x"` for a nil `name`) is
+///   unknown, as is `NOT` of it, so the object is not fetched, although `evaluate(with:)`
+///   in memory answers true for `nil != "x"` and `NOT (nil > 3)`. Only `== nil` and
+///   `!= nil` (`IS NULL`, `IS NOT NULL`) test for NULL.
 /// - Key paths through to-one relationships become `LEFT OUTER JOIN`s (a missing related
-///   object reads as `nil`, as in memory); through to-many relationships, correlated
-///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, `NONE`,
+///   object reads as NULL); through to-many relationships, correlated
+///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, so an element
+///   whose comparison is unknown is no counterexample, `NONE`,
 ///   `CONTAINS` and `IN` on collections) and `(SELECT COUNT(*) …)` for `@count` and
 ///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries.
 /// - String comparisons go through the functions of ``SQLFunctions``, which call the
 ///   in-memory comparison code, so folding and canonical equivalence are Foundation's.
-/// - SQL's NULL is kept out of the logic: `!=` is `IS NOT`, comparisons that may be NULL
-///   are read as false before `NOT`, so `nil != "x"` is true, as in memory.
 /// - Values are bound, never spliced into the text.
 ///
 /// Anything else throws ``SQLUntranslatable``, and the caller evaluates in memory.
@@ -137,7 +141,7 @@ final class PredicateSQLTranslator {
             }
         case .between:
             guard case .constant(let value) = right else { throw SQLUntranslatable("BETWEEN with bounds that are not constant") }
-            guard let bounds = unwrapAny(value).flatMap(collectionElements), bounds.count == 2 else { return .alwaysFalse }
+            guard let bounds = unwrapAny(value).flatMap(collectionElements), bounds.count == 2 else { return known(false, left) }
             return .compound([
                 try direct(left, .greaterThanOrEqualTo, .constant(bounds[0]), options, in: scope),
                 try direct(left, .lessThanOrEqualTo, .constant(bounds[1]), options, in: scope),
@@ -179,7 +183,7 @@ final class PredicateSQLTranslator {
             case .constant(let value):
                 switch try Self.bindValue(value!, kind: kind) {
                 case .bound(let bind): parts.append(("?", [bind], false))
-                case .mismatch: return .constant(op == .notEqualTo)
+                case .mismatch: return known(op == .notEqualTo, left, right)
                 }
             default:
                 guard let sql = side.valueSQL else { throw SQLUntranslatable("a comparison of unsupported values") }
@@ -188,22 +192,21 @@ final class PredicateSQLTranslator {
         }
         let (a, b) = (parts[0], parts[1])
         let binds = a.binds + b.binds
-        let bothColumns = !left.isConstant && !right.isConstant
         let nullable = a.nullable || b.nullable
 
         if kind == .string {
             let folding = !PredicateStrings.foldingOptions(options).isEmpty
             switch op {
             case .equalTo where !folding:
-                return SQLFragment(" \(a.sql) \(bothColumns ? "IS" : "=") \(b.sql)", binds, nullable: !bothColumns && nullable)
+                return SQLFragment(" \(a.sql) = \(b.sql)", binds, nullable: nullable)
             case .notEqualTo where !folding:
-                return SQLFragment(" \(a.sql) IS NOT \(b.sql)", binds)
+                return SQLFragment(" \(a.sql) <> \(b.sql)", binds, nullable: nullable)
             case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-                return SQLFragment(" NSCoreDataStringCompare(\(a.sql), \(b.sql), \(op.rawValue), \(SQLFunctions.optionBits(options)), 0)", binds)
+                return SQLFragment(" NSCoreDataStringCompare(\(a.sql), \(b.sql), \(op.rawValue), \(SQLFunctions.optionBits(options)), 0)", binds, nullable: nullable)
             case .beginsWith, .endsWith, .contains:
-                return SQLFragment(" NSCoreDataStringSearch( \(a.sql), \(b.sql), \(SQLFunctions.searchFlags(op, options)), 0)", binds)
+                return SQLFragment(" NSCoreDataStringSearch( \(a.sql), \(b.sql), \(SQLFunctions.searchFlags(op, options)), 0)", binds, nullable: nullable)
             case .like:
-                return SQLFragment(" NSCoreDataLike( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds)
+                return SQLFragment(" NSCoreDataLike( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             case .matches:
                 if case .constant(let pattern) = right, let text = pattern.flatMap({ PredicateValues.string($0) }) {
                     let stripped = PredicateStrings.fold(text, options.subtracting(.caseInsensitive))
@@ -211,38 +214,39 @@ final class PredicateSQLTranslator {
                         throw SQLUntranslatable("an invalid regular expression")
                     }
                 }
-                return SQLFragment(" NSCoreDataMatches( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds)
+                return SQLFragment(" NSCoreDataMatches( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             default:
                 throw SQLUntranslatable("operator \(op) on strings")
             }
         }
         switch op {
         case .equalTo:
-            return SQLFragment(" \(a.sql) \(bothColumns ? "IS" : "=") \(b.sql)", binds, nullable: !bothColumns && nullable)
+            return SQLFragment(" \(a.sql) = \(b.sql)", binds, nullable: nullable)
         case .notEqualTo:
-            return SQLFragment(" \(a.sql) IS NOT \(b.sql)", binds)
+            return SQLFragment(" \(a.sql) <> \(b.sql)", binds, nullable: nullable)
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             let symbol = [NSComparisonPredicate.Operator.lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">="][op]!
             switch kind {
-            case .binary: return .alwaysFalse
+            case .binary: return known(false, left, right)
             case .uri: return SQLFragment(" \(a.sql) \(symbol) \(b.sql) COLLATE NSCollateCanonical", binds, nullable: nullable)
             default: return SQLFragment(" \(a.sql) \(symbol) \(b.sql)", binds, nullable: nullable)
             }
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            // String operators on anything else are false, as in memory.
-            return .alwaysFalse
+            // String operators on anything else are false, as in memory (unknown on NULL).
+            return known(false, left, right)
         default:
             throw SQLUntranslatable("operator \(op) on \(kind) values")
         }
     }
 
-    /// `x == nil`, `x != nil`; every other operator with nil is false.
+    /// `x == nil`, `x != nil`; every other operator with nil is unknown, as a comparison
+    /// with NULL is in SQL.
     private func nilComparison(_ side: SQLOperand, _ op: NSComparisonPredicate.Operator) throws -> SQLFragment {
         guard let test = side.nullTest else { throw SQLUntranslatable("nil compared with \(side)") }
         switch op {
         case .equalTo: return SQLFragment(" " + test + " IS NULL", side.valueSQL?.binds ?? [])
         case .notEqualTo: return SQLFragment(" " + test + " IS NOT NULL", side.valueSQL?.binds ?? [])
-        default: return .alwaysFalse
+        default: return .unknown
         }
     }
 
@@ -255,32 +259,34 @@ final class PredicateSQLTranslator {
         case .constant(let value):
             if isNilValue(value) { return try nilComparison(objectSide, op) }
             guard op == .equalTo || op == .notEqualTo else {
-                // Objects have no order; string operators on objects are false.
+                // Objects have no order; string operators on objects are false (unknown
+                // for a nil relationship, as any comparison with NULL).
                 if [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .beginsWith, .endsWith, .like, .matches, .contains].contains(op) {
-                    return .alwaysFalse
+                    return known(false, objectSide)
                 }
                 throw SQLUntranslatable("operator \(op) on objects")
             }
-            guard let key = Self.storeKey(of: value!, in: ref.table, schema: schema) else { return .constant(op == .notEqualTo) }
-            return op == .equalTo
-                ? SQLFragment(" \(ref.pk) = ?", [.key(key)], nullable: ref.nullable)
-                : SQLFragment(" \(ref.pk) IS NOT ?", [.key(key)])
+            guard let key = Self.storeKey(of: value!, in: ref.table, schema: schema) else { return known(op == .notEqualTo, objectSide) }
+            return SQLFragment(" \(ref.pk) \(op == .equalTo ? "=" : "<>") ?", [.key(key)], nullable: ref.nullable)
         case .object(let otherRef) where otherRef.table === ref.table && (op == .equalTo || op == .notEqualTo):
-            return SQLFragment(" \(ref.pk) \(op == .equalTo ? "IS" : "IS NOT") \(otherRef.pk)")
+            return SQLFragment(" \(ref.pk) \(op == .equalTo ? "=" : "<>") \(otherRef.pk)", nullable: ref.nullable || otherRef.nullable)
         default:
             throw SQLUntranslatable("an object compared with \(other)")
         }
     }
 
     /// `x IN {a, b, …}`: `x IN (?, ?)`, or one `NSCoreDataStringCompare` per element with
-    /// `[c]`/`[d]`; a nil element adds `x IS NULL`; elements of another type never match.
+    /// `[c]`/`[d]`; a nil element adds `x IS NULL`; elements of another type never match;
+    /// without any other element, a nil `x` is unknown, as in `x IN (…)`.
     private func inList(_ left: SQLOperand, _ value: Any?, _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
-        guard let container = unwrapAny(value), !(container is NSNull) else { return .alwaysFalse }
+        guard let container = unwrapAny(value), !(container is NSNull) else { return known(false, left) }
         if PredicateValues.string(container) != nil { throw SQLUntranslatable("IN with a string on the right (a substring test)") }
-        guard let elements = collectionOrDictionaryElements(container) else { return .alwaysFalse }
+        guard let elements = collectionOrDictionaryElements(container) else { return known(false, left) }
         guard let test = left.nullTest, let leftSQL = left.valueSQL else { throw SQLUntranslatable("IN on \(left)") }
         let hasNil = elements.contains { isNilValue($0) }
         let values = elements.filter { !isNilValue($0) }
+        // `x IN ()` is false in SQLite, for a NULL `x` too.
+        if elements.isEmpty { return .alwaysFalse }
         var binds: [SQLBind] = []
         if case .object(let ref) = left {
             for element in values {
@@ -292,10 +298,10 @@ final class PredicateSQLTranslator {
                 var tests: [SQLFragment] = []
                 for element in values {
                     guard let text = PredicateValues.string(element) else { continue }
-                    tests.append(SQLFragment(" NSCoreDataStringCompare(\(leftSQL.sql), ?, \(NSComparisonPredicate.Operator.equalTo.rawValue), \(SQLFunctions.optionBits(options)), 0)", leftSQL.binds + [.text(text)]))
+                    tests.append(SQLFragment(" NSCoreDataStringCompare(\(leftSQL.sql), ?, \(NSComparisonPredicate.Operator.equalTo.rawValue), \(SQLFunctions.optionBits(options)), 0)", leftSQL.binds + [.text(text)], nullable: true))
                 }
                 if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
-                return .compound(tests, and: false)
+                return tests.isEmpty ? known(false, left) : .compound(tests, and: false)
             }
             for element in values {
                 if case .bound(let bind) = try Self.bindValue(element, kind: kind) { binds.append(bind) }
@@ -309,7 +315,13 @@ final class PredicateSQLTranslator {
             tests.append(SQLFragment(" \(leftSQL.sql) IN (\(placeholders))", all, nullable: left.isNullable))
         }
         if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
-        return .compound(tests, and: false)
+        return tests.isEmpty ? known(false, left) : .compound(tests, and: false)
+    }
+
+    /// `answer` for every row, except unknown where one of `sides` (those that may be
+    /// NULL) is NULL: a comparison with a NULL operand is unknown in SQL.
+    private func known(_ answer: Bool, _ sides: SQLOperand...) -> SQLFragment {
+        .known(answer, unlessNull: sides.filter { !$0.isConstant && $0.isNullable }.compactMap(\.valueSQL))
     }
 
     // MARK: To-many relationships

@@ -52,7 +52,9 @@ struct SQLFragment {
     var sql: String
     var binds: [SQLBind]
     /// Whether the fragment can evaluate to NULL (a comparison on a column that may be NULL).
-    /// In-memory predicates are two-valued; a nullable fragment is wrapped before `NOT`.
+    /// Core Data's SQLite store filters with SQL's three-valued logic: a comparison with a
+    /// NULL operand is unknown, `NOT unknown` is unknown, and a row is fetched only when its
+    /// condition is true. Only ``twoValued()`` (a single value under `ALL`) reads NULL as false.
     var nullable: Bool
 
     init(_ sql: String, _ binds: [SQLBind] = [], nullable: Bool = false) {
@@ -85,16 +87,29 @@ struct SQLFragment {
             nullable: kept.contains { $0.nullable })
     }
 
-    /// ` NOT (p)`: NULL counts as false first, as in-memory evaluation has no NULL.
+    /// ` NOT (p)`, in SQL's logic: `NOT` of an unknown comparison is unknown, so
+    /// `NOT (rating > 3)` leaves out objects whose `rating` is nil, as Core Data's store does.
     func negated() -> SQLFragment {
         if isAlwaysTrue { return .alwaysFalse }
         if isAlwaysFalse { return .alwaysTrue }
-        let inner = nullable ? " IFNULL(" + sql + ", 0)" : sql
-        return SQLFragment(" NOT (" + inner + ")", binds)
+        return SQLFragment(" NOT (" + sql + ")", binds, nullable: nullable)
     }
 
     /// The fragment with NULL read as false, for places that need a plain 0 or 1.
     func twoValued() -> SQLFragment {
         nullable ? SQLFragment(" IFNULL(" + sql + ", 0)", binds) : self
     }
+
+    /// An answer known without reading `value` except when it is NULL: then the comparison
+    /// has a NULL operand and is unknown, as every such comparison in SQL (`name == 42` is
+    /// false, `name != 42` true, both unknown for a nil `name`).
+    static func known(_ answer: Bool, unlessNull values: [SQLFragment]) -> SQLFragment {
+        guard !values.isEmpty else { return constant(answer) }
+        let test = values.map { $0.sql + " IS NULL" }.joined(separator: " OR ")
+        return SQLFragment(" CASE WHEN \(test) THEN NULL ELSE \(answer ? 1 : 0) END", values.flatMap(\.binds), nullable: true)
+    }
+
+    /// A comparison with a nil constant other than `==`/`!=` (`rating > nil`): unknown for
+    /// every row, as `t0.ZRATING > NULL` is in SQL.
+    static let unknown = SQLFragment(" NULL", nullable: true)
 }

@@ -24,8 +24,9 @@ import Foundation
 /// (`compare:`: Swift's `String` order, in which canonically equivalent strings are equal;
 /// Core Data sorts `compare:` with SQLite's byte order, which differs for decomposed text).
 ///
-/// Every function returns 0 or 1, never NULL: a NULL argument is passed on as `nil`, and
-/// the predicate rules decide (`nil != "x"` is true).
+/// Every function returns 0 or 1, or NULL when the compared value or the pattern is NULL:
+/// a comparison with a NULL operand is unknown in SQL, as SQLite's own `LIKE` and `instr`
+/// answer, so `NOT (name BEGINSWITH "R")` leaves out a nil `name` as `name <> ?` does.
 enum SQLFunctions {
     /// Registers the functions and collations on `handle`; called once per connection.
     static func register(on handle: OpaquePointer) {
@@ -105,6 +106,7 @@ enum SQLFunctions {
 
     private static func stringSearch(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
         guard let values else { return sqlite3_result_int(context, 0) }
+        if hasNullOperand(values) { return sqlite3_result_null(context) }
         let (op, options) = decodeSearchFlags(Int(sqlite3_value_int64(values[2])))
         let prepared = preparedBox(context, values, op: op, options: options)
         if let needle = prepared.asciiNeedle, let found = asciiSearch(values[0], needle, op, foldCase: options.contains(.caseInsensitive)) {
@@ -142,6 +144,7 @@ enum SQLFunctions {
 
     private static func compareCall(_ context: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>?, op: NSComparisonPredicate.Operator, optionsArgument: Int) {
         guard let values else { return sqlite3_result_int(context, 0) }
+        if hasNullOperand(values) { return sqlite3_result_null(context) }
         let options = NSComparisonPredicate.Options(rawValue: UInt(max(0, sqlite3_value_int64(values[optionsArgument]))))
         evaluate(context, values, op: op, options: options)
     }
@@ -150,8 +153,14 @@ enum SQLFunctions {
         guard let values, let op = NSComparisonPredicate.Operator(rawValue: UInt(max(0, sqlite3_value_int64(values[2])))) else {
             return sqlite3_result_int(context, 0)
         }
+        if hasNullOperand(values) { return sqlite3_result_null(context) }
         let options = NSComparisonPredicate.Options(rawValue: UInt(max(0, sqlite3_value_int64(values[3]))))
         evaluate(context, values, op: op, options: options)
+    }
+
+    /// Whether the compared value (argument 0) or the other operand (argument 1) is NULL.
+    private static func hasNullOperand(_ values: UnsafeMutablePointer<OpaquePointer?>) -> Bool {
+        sqlite3_value_type(values[0]) == SQLITE_NULL || sqlite3_value_type(values[1]) == SQLITE_NULL
     }
 
     /// `PredicateComparison.compare(values[0], op, values[1])`, with what can be prepared
