@@ -161,8 +161,10 @@ final class SavePlan {
         return groups
     }
 
-    /// Objects grouped by entity, entities and objects in first-seen order.
+    /// The objects grouped by entity, entities in first-seen order, each group in the order its objects were inserted
+    /// (the order primary keys are given in).
     static func byEntity(_ objects: [NSManagedObject]) -> [(NSEntityDescription, [NSManagedObject])] {
+        let objects = objects.sorted { $0.objectID.creationSequence < $1.objectID.creationSequence }
         var groups: [(NSEntityDescription, [NSManagedObject])] = []
         var index: [ObjectIdentifier: Int] = [:]
         for object in objects {

@@ -244,7 +244,7 @@ extension FetchedResultsCore {
     }
 
     /// The fetch order: the sort descriptors, then the primary key (as the store's
-    /// `ORDER BY … t0.Z_PK`), unsaved objects last.
+    /// `ORDER BY … t0.Z_PK`), unsaved objects last, in the order they were inserted.
     static func precedes(_ a: NSManagedObject, _ b: NSManagedObject, descriptors: [NSSortDescriptor]) -> Bool {
         for descriptor in descriptors {
             switch descriptor.compare(a, to: b) {
@@ -257,7 +257,8 @@ extension FetchedResultsCore {
         case let (x?, y?): return x.primaryKey < y.primaryKey
         case (_?, nil): return true
         case (nil, _?): return false
-        case (nil, nil): return a.objectID.uriRepresentation().absoluteString < b.objectID.uriRepresentation().absoluteString
+        // Unsaved objects in the order they were inserted, the order a save numbers them in.
+        case (nil, nil): return a.objectID.creationSequence < b.objectID.creationSequence
         }
     }
 }

@@ -36,12 +36,23 @@ public final class NSManagedObjectID: NSObject {
     /// The store UUID, kept so the URI survives the store being removed.
     private let storeIdentifier: String?
 
+    /// The order temporary IDs were made in (0 for a permanent ID). A save gives objects of
+    /// one entity their primary keys in this order, so objects that sort alike keep the
+    /// order they were inserted in, in the store and in a fetched results controller.
+    let creationSequence: UInt64
+    private static var creationCounter: UInt64 = 0
+    private static let creationCounterLock = NSLock()
+
     /// A new temporary ID for an object of `entity`.
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.storeKey = nil
         self.storeIdentifier = nil
         self.persistentStore = nil
+        self.creationSequence = Self.creationCounterLock.withLock {
+            Self.creationCounter += 1
+            return Self.creationCounter
+        }
     }
 
     /// The permanent ID of row `key` in `store`.
@@ -50,6 +61,7 @@ public final class NSManagedObjectID: NSObject {
         self.storeKey = key
         self.storeIdentifier = store.identifier
         self.persistentStore = store
+        self.creationSequence = 0
     }
 
     /// Whether the object has not been given its permanent ID yet.

@@ -40,6 +40,15 @@ final class FetchedResultsPropertyTests: FetchedResultsTestCase {
         }
     }
 
+    /// Sequences that once failed, replayed every time. 1795687845969: two trails with the
+    /// same region and name inserted in one save sat in the controller in the order of their
+    /// temporary IDs' random UUIDs, not in the order the save numbered their rows.
+    func testSequencesThatOnceFailed() throws {
+        for seed: UInt64 in [1_795_687_845_969] {
+            try runSequence(seed: seed)
+        }
+    }
+
     private func runSequence(seed: UInt64) throws {
         var random = SeededGenerator(state: seed)
         let context = "FRC_SEED=\(seed)"
