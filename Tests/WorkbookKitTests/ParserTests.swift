@@ -29,6 +29,20 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(roles.suffix(2), [.exercise, .solution])
     }
 
+    /// Found by CI's fuzzing run: with several files under `a/`, the file a conflicting `a`
+    /// was reported against depended on dictionary order, so the same chapter with CRLF
+    /// line endings gave another message. The earliest file is named.
+    func testAPathConflictNamesTheEarliestFile() {
+        let text = "# T\n\n```json file=a/b\n1\n```\n\n```json file=a/c\n2\n```\n\n```json file=a\n3\n```\n"
+        for ending in ["\n", "\r\n", "\r"] {
+            for _ in 0..<20 {
+                let parsed = FixtureSupport.parseText(text.replacingOccurrences(of: "\n", with: ending))
+                XCTAssertEqual(parsed.problems.map(\.message),
+                               ["the file path `a` conflicts with `a/b` on line 3: one would have to be a directory"], ending.debugDescription)
+            }
+        }
+    }
+
     func testProseKeepsHeadingsAndEscapesHTML() {
         let parsed = FixtureSupport.parseText("# Title *here*\n\nText with <b>tags</b> & more.\n\n```sh\nmake book\n```\n")
         let chapter = parsed.chapter!

@@ -299,8 +299,11 @@ private struct ParserState {
             problem(start, "the file path `\(path)` is reserved: `.tmp` is the chapter program's temporary directory")
             return
         }
-        // `a` and `a/b` cannot both exist: one would have to be a file and a directory.
-        if let (other, line) = fileNames.first(where: { path.hasPrefix($0.key + "/") || $0.key.hasPrefix(path + "/") }) {
+        // `a` and `a/b` cannot both exist: one would have to be a file and a directory. The
+        // earliest such file is named, so the message never depends on dictionary order.
+        if let (other, line) = fileNames.filter({ path.hasPrefix($0.key + "/") || $0.key.hasPrefix(path + "/") })
+            .min(by: { ($0.value, $0.key) < ($1.value, $1.key) })
+        {
             problem(start, "the file path `\(path)` conflicts with `\(other)` on line \(line): one would have to be a directory")
             return
         }
