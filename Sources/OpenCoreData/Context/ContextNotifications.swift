@@ -90,3 +90,18 @@ public let NSDeletedObjectIDsKey = "deleted_objectIDs"
 public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
 /// Did-save-with-IDs key: the invalidated objects' IDs.
 public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"
+
+extension NSManagedObjectContext {
+    /// Posts `NSManagedObjectContextDidSave` (the objects) and then
+    /// `NSManagedObjectContextDidSaveObjectIDs` (their IDs), as a save to the store or to a
+    /// parent context ends.
+    func postDidSaveNotifications(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+        ])
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+        ])
+    }
+}

@@ -160,13 +160,7 @@ extension NSManagedObjectContext {
             forget(object)
         }
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(insertedNow), NSUpdatedObjectsKey: Set(updatedNow), NSDeletedObjectsKey: Set(deletedNow),
-        ])
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
-            NSInsertedObjectIDsKey: Set(insertedNow.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updatedNow.map(\.objectID)),
-            NSDeletedObjectIDsKey: Set(deletedNow.map(\.objectID)),
-        ])
+        postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
         for object in insertedNow + updatedNow + deletedNow { object.didSave() }
     }
 }
