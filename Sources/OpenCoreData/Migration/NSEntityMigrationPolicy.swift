@@ -14,6 +14,7 @@ protocol ExpressionMethodTarget {
 /// sets its attributes from the attribute mappings' value expressions, then its
 /// relationships from the relationship mappings'.
 open class NSEntityMigrationPolicy: ExpressionMethodTarget {
+    /// Creates a policy; the migration manager makes one per entity mapping that names it.
     public required init() {}
 
     /// Called before the mapping's instances are created.

@@ -11,6 +11,7 @@ open class NSMappingModel: CustomStringConvertible {
     /// The entity mappings, in the order the migration runs them.
     public var entityMappings: [NSEntityMapping]! = []
 
+    /// An empty mapping model; add entity mappings to ``entityMappings``.
     public init() {}
 
     /// The entity mappings by name.
@@ -79,6 +80,7 @@ open class NSMappingModel: CustomStringConvertible {
 
 /// What an entity mapping does. Raw values match Core Data's.
 public enum NSEntityMappingType: UInt, Sendable {
+    /// Not set yet.
     case undefinedEntityMappingType = 0
     /// Run by the mapping's custom policy alone.
     case customEntityMappingType = 1
@@ -96,10 +98,15 @@ public enum NSEntityMappingType: UInt, Sendable {
 open class NSEntityMapping: CustomStringConvertible {
     /// The mapping's name, e.g. `TrailToTrail`.
     public var name: String!
+    /// What the mapping does (copy, transform, add, remove or custom).
     public var mappingType: NSEntityMappingType = .undefinedEntityMappingType
+    /// The name of the entity in the source model; `nil` for an added entity.
     public var sourceEntityName: String?
+    /// The source entity's version hash, checked against the source model.
     public var sourceEntityVersionHash: Data?
+    /// The name of the entity in the destination model; `nil` for a removed entity.
     public var destinationEntityName: String?
+    /// The destination entity's version hash, checked against the destination model.
     public var destinationEntityVersionHash: Data?
     /// How each destination attribute gets its value.
     public var attributeMappings: [NSPropertyMapping]?
@@ -108,12 +115,14 @@ open class NSEntityMapping: CustomStringConvertible {
     /// The source instances to migrate; `nil` means every instance of the source entity
     /// (sub-entities excluded: each has its own mapping).
     public var sourceExpression: NSExpression?
+    /// Free-form information for the mapping's policy.
     public var userInfo: [AnyHashable: Any]?
     /// The name of an ``NSEntityMigrationPolicy`` subclass that runs this mapping
     /// (with its module, as `NSStringFromClass` gives it, or registered with
     /// ``NSEntityMigrationPolicy/register(_:)``).
     public var entityMigrationPolicyClassName: String?
 
+    /// An empty entity mapping; set its names, type and property mappings.
     public init() {}
 
     open var description: String {
@@ -130,8 +139,10 @@ open class NSPropertyMapping: CustomStringConvertible {
     /// The value, e.g. `NSExpression(format: "$source.name")`; `nil` leaves the
     /// destination's default value.
     public var valueExpression: NSExpression?
+    /// Free-form information for the mapping's policy.
     public var userInfo: [AnyHashable: Any]?
 
+    /// An empty property mapping; set its name and value expression.
     public init() {}
 
     open var description: String {
@@ -139,10 +150,16 @@ open class NSPropertyMapping: CustomStringConvertible {
     }
 }
 
-/// Keys of the variables a mapping's expressions see, as Core Data names them.
+/// Keys of the variables a mapping's expressions see, as Core Data names them:
+/// `$manager`, the migration manager.
 public let NSMigrationManagerKey = "manager"
+/// `$source`: the source instance being migrated.
 public let NSMigrationSourceObjectKey = "source"
+/// `$destination`: the destination instance being filled in.
 public let NSMigrationDestinationObjectKey = "destination"
+/// `$entityMapping`: the entity mapping being run.
 public let NSMigrationEntityMappingKey = "entityMapping"
+/// `$propertyMapping`: the property mapping being evaluated.
 public let NSMigrationPropertyMappingKey = "propertyMapping"
+/// `$entityPolicy`: the entity mapping's migration policy.
 public let NSMigrationEntityPolicyKey = "entityPolicy"

@@ -9,7 +9,9 @@ import Foundation
 ///                          mapping: mapping, to: newURL, type: NSSQLiteStoreType, options: nil)
 /// ```
 open class NSMigrationManager {
+    /// The model of the stores this manager migrates from.
     public let sourceModel: NSManagedObjectModel
+    /// The model of the stores this manager migrates to.
     public let destinationModel: NSManagedObjectModel
     /// The mapping model of the running (or last) migration.
     public private(set) var mappingModel: NSMappingModel!
@@ -38,6 +40,7 @@ open class NSMigrationManager {
     /// Source instances by entity mapping name and destination object (object migration).
     var reverseAssociations: [String: [ObjectIdentifier: [NSManagedObject]]] = [:]
 
+    /// A manager for migrations from stores of `sourceModel` to stores of `destinationModel`.
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
         self.sourceModel = sourceModel
         self.destinationModel = destinationModel

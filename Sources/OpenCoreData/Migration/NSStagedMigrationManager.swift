@@ -47,13 +47,16 @@ open class NSManagedObjectModelReference {
 open class NSMigrationStage {
     /// A name for the stage, for your logs.
     public var label: String?
+    /// A stage without a label.
     public init() {}
 }
 
 /// A stage of lightweight migrations through the model versions it lists, by checksum.
 open class NSLightweightMigrationStage: NSMigrationStage {
+    /// The model versions of the stage, by ``NSManagedObjectModel/versionChecksum``.
     public let versionChecksums: [String]
 
+    /// A stage through the model versions with these checksums, in order.
     public init(_ versionChecksums: [String]) {
         self.versionChecksums = versionChecksums
         super.init()
@@ -65,11 +68,16 @@ open class NSLightweightMigrationStage: NSMigrationStage {
 /// model, `didMigrateHandler` with it open with the next one, each through the manager's
 /// ``NSStagedMigrationManager/container``.
 open class NSCustomMigrationStage: NSMigrationStage {
+    /// The model version the stage starts from.
     public let currentModel: NSManagedObjectModelReference
+    /// The model version the stage ends at.
     public let nextModel: NSManagedObjectModelReference
+    /// Runs before the migration, with the store open with ``currentModel``.
     public var willMigrateHandler: ((NSStagedMigrationManager, NSCustomMigrationStage) throws -> Void)?
+    /// Runs after the migration, with the store open with ``nextModel``.
     public var didMigrateHandler: ((NSStagedMigrationManager, NSCustomMigrationStage) throws -> Void)?
 
+    /// A stage from `currentModel` to `nextModel`.
     public init(migratingFrom currentModel: NSManagedObjectModelReference, to nextModel: NSManagedObjectModelReference) {
         self.currentModel = currentModel
         self.nextModel = nextModel
@@ -80,10 +88,12 @@ open class NSCustomMigrationStage: NSMigrationStage {
 /// Migrates a store through a series of stages when it is added; set it on the store
 /// description with ``NSPersistentStoreStagedMigrationManagerOptionKey``.
 open class NSStagedMigrationManager: NSObject {
+    /// The stages, run in order from the store's model version.
     public let stages: [NSMigrationStage]
     /// During a custom stage's handlers, a container with the store open.
     public internal(set) var container: NSPersistentContainer?
 
+    /// A manager that runs `stages` in order.
     public init(_ stages: [NSMigrationStage]) {
         self.stages = stages
         super.init()
