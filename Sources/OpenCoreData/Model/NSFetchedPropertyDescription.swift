@@ -36,8 +36,9 @@ extension NSManagedObject {
         do {
             results = try context.fetch(request)
         } catch {
-            // Core Data logs a failed fetched property and hands out no objects.
-            FileHandle.standardError.write(Data("CoreData: error: fetched property \(property.name) of \(entity.name ?? ""): \((error as NSError).localizedDescription)\n".utf8))
+            // A failed fetched property hands out no objects; the reason goes to standard
+            // error in the library's own words (not in Core Data's log format).
+            FileHandle.standardError.write(Data("OpenCoreData: fetched property \(property.name) of \(entity.name ?? ""): \((error as NSError).localizedDescription)\n".utf8))
             return [Any]()
         }
         state.values[slot] = results

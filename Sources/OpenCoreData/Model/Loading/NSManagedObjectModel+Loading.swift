@@ -21,7 +21,7 @@ extension NSManagedObjectModel {
         do {
             loaded = try NSManagedObjectModel.load(contentsOf: url)
         } catch {
-            FileHandle.standardError.write(Data("CoreData: error: \((error as NSError).localizedDescription)\n".utf8))
+            FileHandle.standardError.write(Data("OpenCoreData: \((error as NSError).localizedDescription)\n".utf8))
             return nil
         }
         self.init()

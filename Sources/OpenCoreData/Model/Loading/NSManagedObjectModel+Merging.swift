@@ -27,7 +27,7 @@ extension NSManagedObjectModel {
         var seen: Set<String> = []
         for name in models.flatMap({ $0.entities.compactMap(\.name) }) {
             guard seen.insert(name).inserted else {
-                FileHandle.standardError.write(Data("CoreData: error: cannot merge models with two entities named \(name)\n".utf8))
+                FileHandle.standardError.write(Data("OpenCoreData: cannot merge models with two entities named \(name)\n".utf8))
                 return nil
             }
         }
