@@ -52,12 +52,15 @@ open class NSPersistentStore {
         self.options = options
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         self.engine = engine
+        self.storeIdentifier = engine.identifier
     }
 
     /// The store's unique identifier, a UUID made when the store file was created.
     public var identifier: String! { storeIdentifier }
-    /// Read once: every permanent object ID names its store, and the UUID never changes.
-    private lazy var storeIdentifier: String = engine.identifier
+    /// Read once, when the store is added: every permanent object ID names its store, from
+    /// any queue (a `lazy` property made on first use raced between contexts; found by
+    /// ThreadSanitizer), and the UUID never changes.
+    private let storeIdentifier: String
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     public var metadata: [String: Any]! {
