@@ -148,6 +148,11 @@ extension NSManagedObjectContext {
             object.state.isUpdated = false
             object.state.changedSlots.removeAll()
         }
+        // Derived values the store computed during the save reach the objects holding them.
+        for (store, row) in plan.derivedRows {
+            guard let object = registeredObject(for: row.key, in: store), !object.state.isFault, !object.state.isDeleted else { continue }
+            object.adoptDerivedValues(from: row)
+        }
         let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
         for object in updated.objects where !written.contains(ObjectIdentifier(object)) {
             // Only transient properties changed: nothing was written, nothing is pending.
@@ -166,6 +171,16 @@ extension NSManagedObjectContext {
 }
 
 extension NSManagedObject {
+    /// Takes `row` as the saved state and the derived attributes' values from it (the
+    /// store computed them); other values are the ones just saved.
+    func adoptDerivedValues(from row: StoreRow) {
+        let table = entity.propertyTable
+        state.snapshot = row
+        for (slot, property) in table.all.enumerated() where property is NSDerivedAttributeDescription && !state.changedSlots.contains(slot) {
+            state.values[slot] = row.attributes[slot]
+        }
+    }
+
     /// A deleted object lets go of the destinations of `relationship` (nil or empty), as
     /// the delete rules tear it down.
     func releaseMembers(of relationship: NSRelationshipDescription) {

@@ -16,6 +16,8 @@ final class SavePlan {
     private var assignedKeys: [ObjectIdentifier: StoreKey] = [:]
     /// The rows written, with their objects: the new snapshots once the save commits.
     private(set) var writtenRows: [(NSManagedObject, StoreRow)] = []
+    /// Rows read again after the save because the store's triggers wrote derived values in them.
+    private(set) var derivedRows: [(store: NSPersistentStore, row: StoreRow)] = []
     /// The updated objects that had persistent changes to write.
     private(set) var updatedObjects: [NSManagedObject] = []
 
@@ -55,11 +57,21 @@ final class SavePlan {
         for store in stores {
             let storeWork = work[ObjectIdentifier(store)]!
             var rows: [(NSManagedObject, StoreRow)] = []
+            _ = store.engine.derivedValueReports.drain()
             try store.engine.performSave { transaction in
                 rows = try write(storeWork, to: store, in: transaction)
             }
+            let derivedKeys = store.engine.derivedValueReports.drain()
             try store.writeAtomicFile()
             store.rowCache.store(rows.map(\.1))
+            if !derivedKeys.isEmpty {
+                // The cached rows lack the values the triggers wrote. The save has committed:
+                // if reading them again fails, the rows stay uncached and are read when next needed.
+                for key in derivedKeys { store.rowCache.remove(key) }
+                if let fresh = try? store.engine.fetchRows(for: derivedKeys) {
+                    derivedRows += store.rowCache.store(fresh).map { (store, $0) }
+                }
+            }
             writtenRows += rows
         }
     }

@@ -24,6 +24,10 @@ final class SQLiteStoreEngine {
     var pendingMetadata: [String: Any]?
     /// SQL text and column plans, built once per entity.
     var plans = StorePlans()
+    /// The triggers that compute derived attributes.
+    let derivedAttributes: DerivedAttributeSQL
+    /// The rows those triggers wrote since the last save looked (``DerivedValueReports``).
+    let derivedValueReports = DerivedValueReports()
 
     /// Opens the store at `url`, creating file and schema when missing. `url == nil` or
     /// `/dev/null` means an in-memory database.
@@ -39,6 +43,13 @@ final class SQLiteStoreEngine {
         self.model = model
         self.configurationName = configurationName
         self.schema = StoreSchema(model: model, configurationName: configurationName)
+        do {
+            self.derivedAttributes = try DerivedAttributeSQL(schema: schema)
+        } catch let unsupported as Derivation.Unsupported {
+            // Apple: adding a store whose model has derived attributes the store cannot
+            // compute fails (the error code is not documented).
+            throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [NSLocalizedDescriptionKey: unsupported.message])
+        }
         self.externalStorage = ExternalBinaryStorage(storeURL: inMemory ? nil : url)
         if let url = self.url {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -47,7 +58,7 @@ final class SQLiteStoreEngine {
         // NSPersistentStoreTimeoutOption: seconds to wait for another connection's lock.
         if let timeout = Self.seconds(options?[NSPersistentStoreTimeoutOption]) { database.setBusyTimeout(seconds: timeout) }
         // The predicate and sort functions fetches translated to SQL call (Fetching/SQL).
-        if let handle = database.handle { SQLFunctions.register(on: handle) }
+        if let handle = database.handle { SQLFunctions.register(on: handle, derivedValueReports: derivedValueReports) }
         do {
             try applyPragmas(options?["NSSQLitePragmasOption"] as? [String: Any] ?? [:], inMemory: inMemory)
             storedMetadata = try openOrCreateSchema()
@@ -296,6 +307,7 @@ final class SQLiteStoreEngine {
         for table in schema.tables { try database.executeUncached(SchemaSQL.createTable(table)) }
         for join in schema.joinTables { try database.executeUncached(SchemaSQL.createJoinTable(join)) }
         for index in SchemaSQL.createIndexes(schema) { try database.executeUncached(index) }
+        for trigger in derivedAttributes.createTriggers() { try database.executeUncached(trigger) }
         try database.executeUncached(SchemaSQL.createPrimaryKeyTable)
         for mapped in schema.entities {
             let insert = try database.statement(SchemaSQL.insertPrimaryKeyRow)

@@ -117,7 +117,8 @@ struct StorePlans {
         if let plan = writes[entity.number] { return plan }
         let table = entity.table
         var byColumn: [Int: WriteSlot] = [:]
-        for attribute in entity.attributes {
+        // A derived attribute's column is the store's to compute (DerivedAttributeSQL).
+        for attribute in entity.attributes where !(attribute.attribute is NSDerivedAttributeDescription) {
             byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, slot: attribute.slot, attribute: attribute.attribute, column: table.columns[attribute.column].name)
         }
         for toOne in entity.toOnes {

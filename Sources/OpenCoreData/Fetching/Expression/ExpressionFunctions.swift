@@ -84,10 +84,9 @@ enum ExpressionFunctions {
             case .decimal(let decimal): return decimal < 0 ? -decimal : decimal
             case .double(let double): return Swift.abs(double)
             }
-        case "uppercase:": return argument(0).flatMap(PredicateValues.string)?.uppercased()
-        case "lowercase:": return argument(0).flatMap(PredicateValues.string)?.lowercased()
-        case "canonical:":
-            return argument(0).flatMap(PredicateValues.string)?.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        case "uppercase:", "lowercase:", "canonical:":
+            guard let function = Derivation.StringFunction(rawValue: name) else { return nil }
+            return argument(0).flatMap(PredicateValues.string).map(function.apply)
         case "random": return Double.random(in: 0..<1)
         case "random:":
             let elements = numbers(0)

@@ -29,7 +29,10 @@ import Foundation
 /// answer, so `NOT (name BEGINSWITH "R")` leaves out a nil `name` as `name <> ?` does.
 enum SQLFunctions {
     /// Registers the functions and collations on `handle`; called once per connection.
-    static func register(on handle: OpaquePointer) {
+    ///
+    /// `reports` collects the rows whose derived values the store's triggers wrote (the
+    /// engine's; `nil` on a migration's connection).
+    static func register(on handle: OpaquePointer, derivedValueReports reports: DerivedValueReports? = nil) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(handle, "NSCoreDataStringSearch", 4, flags, nil, { context, count, values in
             SQLFunctions.stringSearch(context, count, values)
@@ -43,6 +46,8 @@ enum SQLFunctions {
         sqlite3_create_function_v2(handle, "NSCoreDataStringCompare", 5, flags, nil, { context, count, values in
             SQLFunctions.stringCompare(context, count, values)
         }, nil, nil, nil)
+        Derivation.StringFunction.register(on: handle)
+        DerivedValueReports.register(on: handle, reports: reports)
         for method in SortMethod.allCases {
             let box = Unmanaged.passRetained(CollationBox(method))
             sqlite3_create_collation_v2(handle, collationName(method), SQLITE_UTF8, box.toOpaque(), { pointer, leftCount, left, rightCount, right in

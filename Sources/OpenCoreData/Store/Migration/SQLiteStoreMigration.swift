@@ -26,6 +26,8 @@ final class SQLiteStoreMigration {
         self.plan = plan
         self.configurationName = configurationName
         self.database = try SQLiteDatabase(path: url.path, create: false)
+        // The derived-attribute triggers call the library's string functions.
+        if let handle = database.handle { SQLFunctions.register(on: handle) }
         self.external = ExternalBinaryStorage(storeURL: url)
     }
 
@@ -54,6 +56,12 @@ final class SQLiteStoreMigration {
             throw MigrationErrors.reason("The store was not written with the migration's source model")
         }
         let primaryKeys = try readPrimaryKeyTable()
+        // The new model's derived attributes get triggers of their own, made after the rows move.
+        let derived: DerivedAttributeSQL
+        do { derived = try DerivedAttributeSQL(schema: plan.newSchema) } catch let unsupported as Derivation.Unsupported {
+            throw MigrationErrors.reason(unsupported.message)
+        }
+        for drop in DerivedAttributeSQL.dropStatements(existing: try triggerNames()) { try database.executeUncached(drop) }
         try computeKeyOffsets()
         let inPlace = plan.newSchema.tables.compactMap { table in InPlaceTable(table: table, plan: plan, offsets: keyOffsets) }
         let inPlaceNames = Set(inPlace.map(\.table.name))
@@ -74,12 +82,23 @@ final class SQLiteStoreMigration {
         for name in rebuiltOld { try database.executeUncached("DROP TABLE Z_OLD_\(name)") }
         for sql in newIndexes where !kept.contains(sql) { try database.executeUncached(sql) }
         try writePrimaryKeyTable(old: primaryKeys)
+        for trigger in derived.createTriggers() { try database.executeUncached(trigger) }
+        for update in derived.recomputeAll() { try database.executeUncached(update) }
         // Core Data's cached copy of the model that wrote the store describes the old model.
         if try database.tableExists("Z_MODELCACHE") { try database.executeUncached("DELETE FROM Z_MODELCACHE") }
         try checkMandatoryValues()
         var updated = StoreMetadata.initial(model: plan.destination, configurationName: configurationName, uuid: metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString)
         for (key, value) in metadata where updated[key] == nil && !StoreMetadata.modelKeys.contains(key) { updated[key] = value }
         try StoreMetadata.write(updated, to: database)
+    }
+
+    /// The names of the file's triggers.
+    private func triggerNames() throws -> [String] {
+        let statement = try database.statement("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        defer { statement.reset() }
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(0)) }
+        return names
     }
 
     // MARK: Primary keys
