@@ -265,7 +265,7 @@ struct FetchDictionaryResults {
         guard let value = unwrapAny(value), !(value is NSNull) else { return nil }
         if let list = value as? [Any] { return list.count == 1 ? typed(list[0], as: type) : list }
         switch type {
-        case .undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType:
+        case .undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType:
             if let number = PredicateValues.number(value) {
                 switch number {
                 case .int(let int): return NSNumber(value: int)

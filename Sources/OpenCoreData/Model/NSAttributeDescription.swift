@@ -32,6 +32,8 @@ public enum NSAttributeType: UInt, Sendable {
     case transformableAttributeType = 1800
     /// `ObjectID`: an `NSManagedObjectID` (used by fetched properties and derived values).
     case objectIDAttributeType = 2000
+    /// `Composite`: a dictionary of the values of its elements (``NSCompositeAttributeDescription``).
+    case compositeAttributeType = 2100
 }
 
 /// An attribute of an entity: a value stored in a column.
@@ -113,6 +115,7 @@ extension NSAttributeType {
         case .binaryDataAttributeType: "NSData"
         case .UUIDAttributeType: "NSUUID"
         case .URIAttributeType: "NSURL"
+        case .compositeAttributeType: "NSDictionary"
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType: nil
         }
     }
@@ -135,6 +138,7 @@ extension NSAttributeType {
         case .URIAttributeType: "URI"
         case .transformableAttributeType: "Transformable"
         case .objectIDAttributeType: "ObjectID"
+        case .compositeAttributeType: "Composite"
         }
     }
 
@@ -144,7 +148,7 @@ extension NSAttributeType {
             .undefinedAttributeType, .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
             .decimalAttributeType, .doubleAttributeType, .floatAttributeType, .stringAttributeType,
             .booleanAttributeType, .dateAttributeType, .binaryDataAttributeType, .UUIDAttributeType,
-            .URIAttributeType, .transformableAttributeType, .objectIDAttributeType,
+            .URIAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType,
         ]
         guard let match = all.first(where: { $0.modelFileName == modelFileName }) else { return nil }
         self = match

@@ -15,11 +15,33 @@ enum AttributeValues {
         // looks through an Optional it holds). Neither NSNull nor an empty Optional converts
         // to a typed attribute, so they take the path below; transformable and undefined
         // attributes keep any value, so theirs must be unwrapped first.
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            return storedComposite(given, for: composite, object: object)
+        }
         if !attributeType.keepsAnyValue, let converted = convert(given, to: attributeType) { return converted }
         guard let value = unwrapped(given), !isNull(value) else { return nil }
         if let converted = convert(value, to: attributeType) { return converted }
         raiseCoreDataException(.invalidArgument,
             "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
+    }
+
+    /// A composite's dictionary with each element's value in the element's stored type; a
+    /// key that names no element stops the program, as a value of the wrong type does.
+    private static func storedComposite(_ given: Any, for composite: NSCompositeAttributeDescription, object: NSManagedObject) -> Any? {
+        guard let value = unwrapped(given), !isNull(value) else { return nil }
+        guard let dictionary = convert(value, to: .compositeAttributeType) as? [String: Any] else {
+            raiseCoreDataException(.invalidArgument,
+                "Unacceptable type of value for attribute: property = \"\(composite.name)\"; desired type = NSDictionary; given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).")
+        }
+        var result: [String: Any] = [:]
+        for (key, element) in dictionary {
+            guard let description = composite.element(named: key) else {
+                raiseCoreDataException(.invalidArgument,
+                    "Unacceptable value for composite attribute \"\(composite.name)\": it has no element named \"\(key)\" (elements: \(composite.elements.map(\.name).joined(separator: ", "))).")
+            }
+            if let converted = stored(element, for: description, object: object) { result[key] = converted }
+        }
+        return result
     }
 
     /// `CocoaFormatter.unwrap(value)` (nested optionals flattened) without reflecting on a
@@ -74,6 +96,15 @@ enum AttributeValues {
             return (value as? NSURL).flatMap { $0.absoluteURL }
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
             return value
+        case .compositeAttributeType:
+            if let dictionary = value as? [String: Any] { return dictionary }
+            guard let dictionary = value as? NSDictionary else { return nil }
+            var result: [String: Any] = [:]
+            for (key, element) in dictionary {
+                guard let key = key as? String else { return nil }
+                result[key] = element
+            }
+            return result
         }
     }
 
@@ -95,6 +126,14 @@ enum AttributeValues {
             return stored
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
             break
+        case .compositeAttributeType:
+            // Each element as value(forKey:) would hand it out (numbers as NSNumber).
+            guard let composite = attribute as? NSCompositeAttributeDescription, let values = stored as? [String: Any] else { break }
+            var result: [String: Any] = [:]
+            for (key, value) in values {
+                result[key] = composite.element(named: key).map { `public`(value, for: $0) } ?? value
+            }
+            return result
         }
         // Transformable and undefined attributes keep what they were given.
         return boxed(stored)

@@ -251,6 +251,12 @@ final class SQLiteSaveTransaction {
                 } else {
                     statement.bindNull(at: index)
                 }
+            case .compositeElement(let storage):
+                if let value = (row.attributes[slot.slot] as? [String: Any])?[slot.name] {
+                    try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
+                } else {
+                    statement.bindNull(at: index)
+                }
             case .foreignKey:
                 if let key = row.toOne[slot.name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
             case .foreignEntity:

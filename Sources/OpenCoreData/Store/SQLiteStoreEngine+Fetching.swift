@@ -186,6 +186,14 @@ extension SQLiteStoreEngine {
             guard result >= 0 else { continue }
             attributes[slot] = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage)
         }
+        // A composite is the dictionary of its elements that are not NULL; nil when all are.
+        for element in entity.compositeElements {
+            let result = plan.resultColumn[element.column]
+            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: externalStorage) else { continue }
+            var values = attributes[element.slot] as? [String: Any] ?? [:]
+            values[element.element.name] = value
+            attributes[element.slot] = values
+        }
         var toOne: [String: StoreKey] = [:]
         for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {
             let result = plan.resultColumn[column]

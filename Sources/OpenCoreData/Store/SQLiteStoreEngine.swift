@@ -43,6 +43,13 @@ final class SQLiteStoreEngine {
         self.model = model
         self.configurationName = configurationName
         self.schema = StoreSchema(model: model, configurationName: configurationName)
+        for mapped in schema.entities {
+            for case let composite as NSCompositeAttributeDescription in mapped.entity.declaredProperties {
+                if let problem = composite.storageProblem {
+                    throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [NSLocalizedDescriptionKey: problem])
+                }
+            }
+        }
         do {
             self.derivedAttributes = try DerivedAttributeSQL(schema: schema)
         } catch let unsupported as Derivation.Unsupported {

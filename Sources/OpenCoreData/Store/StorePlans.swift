@@ -23,6 +23,8 @@ struct SelectPlan {
 struct WriteSlot {
     enum Kind {
         case attribute(AttributeStorage)
+        /// One element of a composite attribute: its value in the slot's dictionary.
+        case compositeElement(AttributeStorage)
         /// A to-one's destination key.
         case foreignKey
         /// A to-one's destination entity number.
@@ -88,6 +90,7 @@ struct StorePlans {
         for number in members {
             guard let member = schema.entity(number: number) else { continue }
             for attribute in member.attributes { selected.insert(attribute.column) }
+            for element in member.compositeElements { selected.insert(element.column) }
             for toOne in member.toOnes {
                 selected.insert(toOne.column)
                 if let entityColumn = toOne.entityColumn { selected.insert(entityColumn) }
@@ -120,6 +123,9 @@ struct StorePlans {
         // A derived attribute's column is the store's to compute (DerivedAttributeSQL).
         for attribute in entity.attributes where !(attribute.attribute is NSDerivedAttributeDescription) {
             byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, slot: attribute.slot, attribute: attribute.attribute, column: table.columns[attribute.column].name)
+        }
+        for element in entity.compositeElements {
+            byColumn[element.column] = WriteSlot(kind: .compositeElement(element.storage), name: element.element.name, slot: element.slot, attribute: element.element, column: table.columns[element.column].name)
         }
         for toOne in entity.toOnes {
             let name = toOne.relationship.name

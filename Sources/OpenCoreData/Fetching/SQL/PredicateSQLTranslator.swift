@@ -485,8 +485,15 @@ final class PredicateSQLTranslator {
             guard let property = position.entity.propertyTable.byName[key] else {
                 throw SQLUntranslatable("\(position.entity.name ?? "?") has no property \(key)")
             }
-            if let attribute = property as? NSAttributeDescription {
-                guard isLast else { throw SQLUntranslatable("a key path through attribute \(key)") }
+            if var attribute = property as? NSAttributeDescription {
+                // `address.city`: the column of one element of a composite.
+                if let composite = attribute as? NSCompositeAttributeDescription, index + 2 == components.count,
+                    let element = composite.element(named: components[index + 1])
+                {
+                    attribute = element
+                } else {
+                    guard isLast else { throw SQLUntranslatable("a key path through attribute \(key)") }
+                }
                 guard let column = position.table.column(for: attribute), case .attribute(_, let storage) = column.role else {
                     throw SQLUntranslatable("attribute \(key) is not stored")
                 }

@@ -28,6 +28,12 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
     /// Open elements, innermost last, to report a document that ends inside one.
     private var openElements: [String] = []
     private var sawModel = false
+    /// The model-level `<composite name="…">` being read: its elements' XML attributes.
+    private var currentComposite: (name: String, elements: [[String: String]])?
+    /// Composite types by name, each element as its XML attributes.
+    private var compositeTypes: [String: [[String: String]]] = [:]
+    /// Composite attributes of entities, with the type they name and their line.
+    private var compositeUses: [(attribute: NSCompositeAttributeDescription, type: String?, line: Int)] = []
 
     init(file: URL) { self.file = file }
 
@@ -46,6 +52,7 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
             throw ModelFileError.at(file, line: max(parser.lineNumber, 1), "malformed XML: the document ends inside <\(open)>")
         }
         guard sawModel else { throw ModelFileError.at(file, line: 1, "not a Core Data model: there is no <model> element") }
+        try resolveComposites()
         try ModelFileResolver(file: file, model: model, pending: pending).resolve()
         model.sourceURL = file
         return model
@@ -69,6 +76,13 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
                 model.versionIdentifiers = [identifier]
             }
         case "entity": startEntity(attributes)
+        case "composite", "compositeAttribute" where currentEntity == nil:
+            guard let compositeName = attributes["name"], !compositeName.isEmpty else { return fail("<\(name)> needs a name") }
+            if compositeTypes[compositeName] != nil { return fail("composite \(compositeName) is declared twice") }
+            currentComposite = (compositeName, [])
+        case "attribute" where currentComposite != nil:
+            guard let elementName = attributes["name"], !elementName.isEmpty else { return fail("<attribute> needs a name") }
+            currentComposite?.elements.append(attributes)
         case "attribute", "relationship", "fetchedProperty": startProperty(name, attributes)
         case "uniquenessConstraint": currentConstraint = []
         case "compoundIndex": currentCompoundIndex = []
@@ -102,6 +116,10 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         case "entity":
             currentEntity?.properties = entityProperties
             currentEntity = nil
+        case "composite", "compositeAttribute" where currentComposite != nil && currentEntity == nil:
+            if let composite = currentComposite { compositeTypes[composite.name] = composite.elements }
+            currentComposite = nil
+        case "attribute" where currentComposite != nil: break
         case "attribute", "relationship", "fetchedProperty": currentProperty = nil
         case "uniquenessConstraint":
             if let constraint = currentConstraint, !constraint.isEmpty { currentEntity?.uniquenessConstraints.append(constraint) }
@@ -161,7 +179,9 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         let property: NSPropertyDescription
         do {
             switch element {
-            case "attribute": property = try ModelFileValues.attribute(named: name, attributes)
+            case "attribute":
+                property = try ModelFileValues.attribute(named: name, attributes)
+                if let composite = property as? NSCompositeAttributeDescription { compositeUses.append((composite, attributes["composite"], line)) }
             case "relationship":
                 let relationship = try ModelFileValues.relationship(named: name, attributes)
                 pending.relationships.append((relationship, line))
@@ -177,14 +197,32 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
         } catch {
             return fail("\(error)")
         }
-        property.isOptional = ModelFileValues.flag(attributes["optional"])
-        property.isTransient = ModelFileValues.flag(attributes["transient"])
-        property.isIndexed = ModelFileValues.flag(attributes["indexed"])
-        property.isIndexedBySpotlight = ModelFileValues.flag(attributes["spotlightIndexingEnabled"])
-        property.versionHashModifier = attributes["versionHashModifier"]
-        property.renamingIdentifier = attributes["elementID"]
+        ModelFileValues.applyPropertyFlags(attributes, to: property)
         entityProperties.append(property)
         currentProperty = property
+    }
+
+    /// Gives each composite attribute fresh elements built from the composite type it names
+    /// (`composite="Address"`), so that two attributes of one type never share elements.
+    private func resolveComposites() throws {
+        for (attribute, typeName, line) in compositeUses {
+            guard let typeName, !typeName.isEmpty else {
+                throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) does not name its composite (composite=\"…\")")
+            }
+            guard let elements = compositeTypes[typeName] else {
+                throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) refers to composite \(typeName), which the model does not declare")
+            }
+            attribute.elements = try elements.map { xml in
+                let name = xml["name"] ?? ""
+                do {
+                    let element = try ModelFileValues.attribute(named: name, xml)
+                    ModelFileValues.applyPropertyFlags(xml, to: element)
+                    return element
+                } catch let problem as ModelFileValues.Problem {
+                    throw ModelFileError.at(file, line: line, "composite \(typeName): \(problem.text)")
+                }
+            }
+        }
     }
 
     private func addFetchIndexElement(_ attributes: [String: String]) {

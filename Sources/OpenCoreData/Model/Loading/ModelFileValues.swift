@@ -14,9 +14,22 @@ enum ModelFileValues {
         return text == "yes" || text == "true" || text == "1"
     }
 
+    /// The flags every property element may carry: optional, transient, indexed, …
+    static func applyPropertyFlags(_ attributes: [String: String], to property: NSPropertyDescription) {
+        property.isOptional = flag(attributes["optional"])
+        property.isTransient = flag(attributes["transient"])
+        property.isIndexed = flag(attributes["indexed"])
+        property.isIndexedBySpotlight = flag(attributes["spotlightIndexingEnabled"])
+        property.versionHashModifier = attributes["versionHashModifier"]
+        property.renamingIdentifier = attributes["elementID"]
+    }
+
     static func attribute(named name: String, _ attributes: [String: String]) throws -> NSAttributeDescription {
         let attribute: NSAttributeDescription
-        if flag(attributes["derived"]) {
+        if attributes["attributeType"] == "Composite" {
+            // Its elements come from the model-level <composite> it names (ModelFileParser).
+            attribute = NSCompositeAttributeDescription()
+        } else if flag(attributes["derived"]) {
             let derived = NSDerivedAttributeDescription()
             derived.derivationExpressionFormat = attributes["derivationExpression"]
             attribute = derived
@@ -67,7 +80,7 @@ enum ModelFileValues {
             return Date(timeIntervalSinceReferenceDate: seconds)
         case .UUIDAttributeType: guard let value = UUID(uuidString: trimmed) else { throw invalid() }; return value
         case .URIAttributeType: guard let value = URL(string: trimmed) else { throw invalid() }; return value
-        case .binaryDataAttributeType, .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
+        case .binaryDataAttributeType, .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
             return nil  // Xcode offers no default for these.
         }
     }

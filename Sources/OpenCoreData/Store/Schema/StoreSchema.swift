@@ -26,7 +26,7 @@ enum AttributeStorage {
         case .binaryDataAttributeType: self = attribute.allowsExternalBinaryDataStorage ? .externalBinary : .binary
         case .UUIDAttributeType: self = .uuid
         case .transformableAttributeType: self = .transformable
-        case .undefinedAttributeType, .objectIDAttributeType: return nil
+        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType: return nil
         }
     }
 
@@ -129,6 +129,9 @@ final class StoreEntity {
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
+    /// Each element of a composite attribute (inherited ones included): its column, and the
+    /// composite's slot, whose value is the dictionary of the elements' values.
+    fileprivate(set) var compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
     /// Whether some attribute may keep its data in a file.
     var hasExternalData: Bool { attributes.contains { $0.storage == .externalBinary } }
 
@@ -316,7 +319,15 @@ final class StoreSchema {
         var orderColumns: [ObjectIdentifier: Int] = [:]
         for mapped in entities {
             for property in mapped.entity.declaredProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
-                if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    // One column per element, `Z<COMPOSITE>_<ELEMENT>` (Core Data's naming
+                    // of flattened elements is not confirmed).
+                    for element in composite.elements {
+                        guard let storage = AttributeStorage(element) else { continue }
+                        byProperty[ObjectIdentifier(element)] = columns.count
+                        columns.append(StoreColumn(name: unique("Z" + composite.name.uppercased() + "_" + element.name.uppercased()), role: .attribute(element, storage)))
+                    }
+                } else if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
                     byProperty[ObjectIdentifier(attribute)] = columns.count
                     columns.append(StoreColumn(name: unique("Z" + attribute.name.uppercased()), role: .attribute(attribute, storage)))
                 } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
@@ -378,6 +389,13 @@ final class StoreSchema {
         for mapped in entities {
             let slots = mapped.entity.propertyTable.slotByName
             for property in mapped.entity.properties where !property.isTransient {
+                if let composite = property as? NSCompositeAttributeDescription, let slot = slots[composite.name] {
+                    for element in composite.elements {
+                        guard let column = table.columnByProperty[ObjectIdentifier(element)], case .attribute(_, let storage) = table.columns[column].role else { continue }
+                        mapped.compositeElements.append((column, composite, element, storage, slot))
+                    }
+                    continue
+                }
                 guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                 if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
                     mapped.attributes.append((column, attribute, storage, slots[attribute.name]!))
@@ -388,6 +406,7 @@ final class StoreSchema {
                 }
             }
             mapped.attributes.sort { $0.column < $1.column }
+            mapped.compositeElements.sort { $0.column < $1.column }
             mapped.toOnes.sort { $0.column < $1.column }
         }
     }
