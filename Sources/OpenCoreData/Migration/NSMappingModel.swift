@@ -19,17 +19,61 @@ open class NSMappingModel: CustomStringConvertible {
         Dictionary((entityMappings ?? []).compactMap { mapping in mapping.name.map { ($0, mapping) } }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// A mapping model found in `bundles` for the two models, or `nil` when there is none.
+    /// A mapping model found in `bundles` (the main bundle when `nil`) for the two models,
+    /// or `nil` when there is none.
     ///
-    /// On Linux a bundle holds no compiled mapping models (`.cdm`) and `.xcmappingmodel`
-    /// files are not read yet, so this finds mapping models registered with
-    /// ``register(_:)`` only; see LinuxDifferences.md.
+    /// On Linux a bundle holds no compiled mapping models (`.cdm`): this looks at the
+    /// `.xcmappingmodel` files Xcode's editor writes, in each bundle's resources (for `nil`,
+    /// also beside the executable and in the working directory), taking one whose recorded
+    /// models hash like `sourceModel` and `destinationModel`, and at mapping models given to
+    /// ``register(_:)``; see LinuxDifferences.md.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
-        guard let sourceModel, let destinationModel,
-            let found = NSMappingModel.registered.first(where: { $0.maps(from: sourceModel, to: destinationModel) })
-        else { return nil }
+        guard let sourceModel, let destinationModel else { return nil }
+        let found = NSMappingModel.registered.first(where: { $0.maps(from: sourceModel, to: destinationModel) })
+            ?? NSMappingModel.mappingModelFile(in: bundles, from: sourceModel, to: destinationModel)
+        guard let found else { return nil }
         self.init()
         entityMappings = found.entityMappings
+    }
+
+    /// The mapping model of an Xcode mapping model file: a `.xcmappingmodel` directory (or
+    /// its `xcmapping.xml`), or `nil` with the reason on standard error when the file cannot
+    /// be read. A compiled `.cdm` is not readable here.
+    ///
+    /// The entity version hashes come from the two models the file names by path, looked for
+    /// from the file's folder upwards, as a project keeps them; a value expression written in
+    /// Xcode's editor (an archived `NSExpression`) is read back, and the ones Xcode generates
+    /// (`$source.name`, the destination instances of a relationship) are generated the same way.
+    public convenience init?(contentsOf url: URL?) {
+        guard let url else { return nil }
+        do {
+            let loaded = try MappingModelFile.load(url)
+            self.init()
+            entityMappings = loaded.entityMappings
+        } catch {
+            FileHandle.standardError.write(Data("OpenCoreData: cannot read the mapping model \(url.lastPathComponent): \(error)\n".utf8))
+            return nil
+        }
+    }
+
+    /// The first `.xcmappingmodel` in the resources of `bundles` (or the places an app's
+    /// models are looked for, for `nil`) whose recorded models are these two.
+    private static func mappingModelFile(in bundles: [Bundle]?, from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> NSMappingModel? {
+        let directories = bundles.map { $0.map { $0.resourceURL ?? $0.bundleURL } } ?? ModelLocator.searchDirectories()
+        for directory in directories {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+            for name in names where name.hasSuffix(".xcmappingmodel") {
+                let url = directory.appendingPathComponent(name)
+                let recorded = MappingModelFile.recordedModels(of: url)
+                guard let recordedSource = recorded.source, let recordedDestination = recorded.destination,
+                    recordedSource.entityVersionHashesByName == source.entityVersionHashesByName,
+                    recordedDestination.entityVersionHashesByName == destination.entityVersionHashesByName,
+                    let model = try? MappingModelFile.load(url, sourceModel: source, destinationModel: destination)
+                else { continue }
+                return model
+            }
+        }
+        return nil
     }
 
     /// Mapping models that ``init(from:forSourceModel:destinationModel:)`` and automatic
