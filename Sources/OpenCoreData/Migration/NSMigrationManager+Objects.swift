@@ -146,7 +146,8 @@ extension NSMigrationManager: ExpressionMethodTarget {
         if let written = destinationCoordinator.persistentStores.first, let read = sourceCoordinator.persistentStores.first {
             var merged = written.metadata ?? [:]
             for (key, value) in read.metadata ?? [:] where merged[key] == nil && !StoreMetadata.modelKeys.contains(key) { merged[key] = value }
-            written.metadata = merged
+            // Written now: the migrated store gets no further save.
+            try written.engine.setMetadata(merged)
         }
         for store in destinationCoordinator.persistentStores { try destinationCoordinator.remove(store) }
         for store in sourceCoordinator.persistentStores { try sourceCoordinator.remove(store) }

@@ -63,9 +63,12 @@ open class NSPersistentStore {
     private let storeIdentifier: String
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
+    ///
+    /// Setting it changes what this property returns at once; the store file gets it with
+    /// the next save to the store, as in Core Data (the UUID and type are kept).
     public var metadata: [String: Any]! {
         get { engine.metadata }
-        set { try? engine.setMetadata(newValue ?? [:]) }
+        set { engine.setMetadataAtNextSave(newValue ?? [:]) }
     }
 
     /// For an atomic (binary) store, the private working database the engine uses; the

@@ -46,6 +46,10 @@ extension NSPersistentStoreCoordinator {
 
     /// Replaces the metadata of `store`, keeping its UUID and type. Add your own keys
     /// beside Core Data's; they survive lightweight migrations.
+    ///
+    /// As in Core Data, the store file gets the new metadata with the next save to the
+    /// store; ``metadata(for:)`` returns it at once. To change a store file's metadata
+    /// without a save, use ``setMetadata(_:forPersistentStoreOfType:at:options:)``.
     public func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
         store.metadata = metadata ?? [:]
     }
@@ -56,6 +60,7 @@ extension NSPersistentStoreCoordinator {
     /// - Throws: ``NSPersistentStoreOperationError`` when a file is already at `url` or
     ///   the store type cannot be written to a file.
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
+        if storeType == NSInMemoryStoreType { return try migratePersistentStoreIntoMemory(store, url: url, options: options) }
         try Self.checkFileStoreType(storeType)
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [
@@ -72,6 +77,27 @@ extension NSPersistentStoreCoordinator {
             return added
         } catch {
             try? Self.removeStoreFiles(at: url)
+            throw error
+        }
+    }
+
+    /// An in-memory copy of `store` (rows and metadata) added in its place. Data kept in
+    /// files beside the store (external binary storage) has no place in memory: a model
+    /// that allows it is refused.
+    private func migratePersistentStoreIntoMemory(_ store: NSPersistentStore, url: URL, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        if store.engine.schema.entities.contains(where: \.hasExternalData) {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [
+                NSLocalizedDescriptionKey: "Can't migrate the store into memory: its model keeps binary data in external files; migrate it to a SQLite file instead.",
+            ])
+        }
+        let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
+        let added = try addPersistentStore(ofType: NSInMemoryStoreType, configurationName: configuration, at: url, options: options)
+        do {
+            try added.engine.replaceContents(from: store.engine)
+            try remove(store)
+            return added
+        } catch {
+            try? remove(added)
             throw error
         }
     }

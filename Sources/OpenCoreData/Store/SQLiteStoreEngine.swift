@@ -22,6 +22,8 @@ final class SQLiteStoreEngine {
     private var storedMetadata: [String: Any] = [:]
     /// Metadata written inside the running save, applied when it commits.
     var pendingMetadata: [String: Any]?
+    /// Metadata set on the store (``setMetadataAtNextSave(_:)``) that the next save writes.
+    private var unsavedMetadata: [String: Any]?
     /// SQL text and column plans, built once per entity.
     var plans = StorePlans()
     /// The triggers that compute derived attributes.
@@ -103,7 +105,18 @@ final class SQLiteStoreEngine {
     var metadata: [String: Any] {
         lock.lock()
         defer { lock.unlock() }
-        return storedMetadata
+        return unsavedMetadata ?? storedMetadata
+    }
+
+    /// Replaces the metadata (keeping the store's UUID and type) from now on, writing it to
+    /// `Z_METADATA` with the next save, as Core Data's `setMetadata(_:for:)` does.
+    func setMetadataAtNextSave(_ metadata: [String: Any]) {
+        lock.lock()
+        defer { lock.unlock() }
+        var updated = metadata
+        updated[NSStoreUUIDKey] = storedMetadata[NSStoreUUIDKey]
+        updated[NSStoreTypeKey] = StoreMetadata.storeType
+        unsavedMetadata = updated
     }
 
     /// Replaces the metadata (keeping the store's UUID and type) and writes it to
@@ -121,6 +134,16 @@ final class SQLiteStoreEngine {
         }
         try inTransaction { try StoreMetadata.write(updated, to: database) }
         storedMetadata = updated
+    }
+
+    /// Reads the metadata again from `Z_METADATA` (after the contents were replaced),
+    /// writing `identifier` back as the store's UUID.
+    func reloadMetadata(keepingIdentifier identifier: String) throws {
+        guard var metadata = try StoreMetadata.read(database) else { return }
+        metadata[NSStoreUUIDKey] = identifier
+        try inTransaction { try StoreMetadata.write(metadata, to: database) }
+        storedMetadata = metadata
+        unsavedMetadata = nil
     }
 
     /// The store's UUID (`metadata[NSStoreUUIDKey]`).
@@ -182,7 +205,13 @@ final class SQLiteStoreEngine {
         let transaction = SQLiteSaveTransaction(engine: self)
         defer { transaction.isActive = false }
         do {
-            try inTransaction { try body(transaction) }
+            try inTransaction {
+                try body(transaction)
+                if let unsavedMetadata, pendingMetadata == nil {
+                    try StoreMetadata.write(unsavedMetadata, to: database)
+                    pendingMetadata = unsavedMetadata
+                }
+            }
         } catch {
             externalStorage.transactionRolledBack()
             pendingMetadata = nil
@@ -191,6 +220,7 @@ final class SQLiteStoreEngine {
         externalStorage.transactionCommitted()
         if let pendingMetadata { storedMetadata = pendingMetadata }
         pendingMetadata = nil
+        unsavedMetadata = nil
     }
 
     /// `BEGIN EXCLUSIVE`, `body`, `COMMIT`; `ROLLBACK` and rethrow on any error.
