@@ -62,6 +62,9 @@ open class NSAttributeDescription: NSPropertyDescription {
     var constraints = AttributeConstraints()
 
     private var explicitValueClassName: String?
+    /// The composite attribute this attribute is an element of, if any (its store column
+    /// belongs to the composite's entity).
+    weak var compositeOwner: NSCompositeAttributeDescription?
 
     /// Creates an attribute with no name and an undefined type; set both before use.
     public override init() { super.init() }

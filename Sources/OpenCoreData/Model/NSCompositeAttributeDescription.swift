@@ -20,7 +20,9 @@ import Foundation
 /// external files, and (here) another composite.
 open class NSCompositeAttributeDescription: NSAttributeDescription {
     /// The attributes that make up the value, in order.
-    open var elements: [NSAttributeDescription] = []
+    open var elements: [NSAttributeDescription] = [] {
+        didSet { for element in elements { element.compositeOwner = self } }
+    }
 
     /// Creates a composite attribute with no name and no elements.
     public override init() {

@@ -143,14 +143,26 @@ final class CompositeAttributeTests: MigrationTestCase {
         }
     }
 
-    func testAMigrationOfAStoreWithACompositeIsRefusedAndLeavesTheStoreIntact() throws {
+    func testALightweightMigrationCarriesEachElementAndFillsANewOne() throws {
         let v1 = try huts()
-        try writeStore(v1) { context in _ = self.hut("Hörnli", ["city": "Zermatt"], in: context) }
+        try writeStore(v1) { context in
+            _ = self.hut("Hörnli", ["city": "Zermatt", "postcode": "3920", "altitude": 3260], in: context)
+            _ = self.hut("Empty", nil, in: context)
+        }
         let v2 = try huts()
-        v2.entitiesByName["Hut"]!.properties += [makeAttribute("beds", .integer16AttributeType)]
-        let failure = error { _ = try self.open(v2) }
-        XCTAssertEqual(failure?.code, NSMigrationError)
-        let reopened = try open(v1, options: [:])
-        XCTAssertEqual(try names("address.city == 'Zermatt'", in: reopened), ["Hörnli"])
+        let hutEntity = try XCTUnwrap(v2.entitiesByName["Hut"])
+        let address = try XCTUnwrap(hutEntity.attributesByName["address"] as? NSCompositeAttributeDescription)
+        let country = makeAttribute("country", .stringAttributeType)
+        address.elements += [country]
+        hutEntity.properties += [makeAttribute("beds", .integer16AttributeType)]
+        XCTAssertNotEqual(v1.entitiesByName["Hut"]!.versionHash, hutEntity.versionHash, "a new element changes the hash")
+        let migrated = try open(v2)
+        XCTAssertTrue(try columns(storeURL(), "ZHUT").contains("ZADDRESS_COUNTRY"))
+        let found = try all("Hut", in: migrated)
+        let hornli = try XCTUnwrap(found.first { $0.value(forKey: "name") as? String == "Hörnli" }?.value(forKey: "address") as? [String: Any])
+        XCTAssertEqual(hornli["city"] as? String, "Zermatt")
+        XCTAssertEqual((hornli["altitude"] as? NSNumber)?.intValue, 3260)
+        XCTAssertNil(hornli["country"])
+        XCTAssertEqual(try names("address.postcode == '3920'", in: migrated), ["Hörnli"])
     }
 }

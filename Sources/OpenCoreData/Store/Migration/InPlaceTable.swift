@@ -52,13 +52,15 @@ struct InPlaceTable {
         for column in table.columns {
             switch column.role {
             case .attribute(let attribute, let storage):
-                let sources = owners(of: attribute).map { plan.attributeSource(of: attribute, in: $0) }
+                // A composite's element belongs to the entity of its composite.
+                let owner: NSPropertyDescription = attribute.compositeOwner ?? attribute
+                let sources = owners(of: owner).map { plan.attributeSource(of: attribute, in: $0) }
                 guard sources.allSatisfy({ $0 != nil }) else { return nil }
                 let oldColumns = sources.compactMap { source -> String? in
                     if case .column(let name, let oldStorage)? = source, oldStorage == storage { return name }
                     return nil
                 }
-                let subtree = plan.newSchema.entity(attribute.entity)?.subtree ?? 0...0
+                let subtree = plan.newSchema.entity(owner.entity)?.subtree ?? 0...0
                 if !oldColumns.isEmpty {
                     guard oldColumns.count == sources.count, case .some(let name?) = unique(oldColumns), claim(name, by: column.name) else { return nil }
                     if !attribute.isOptional, let fallback = attribute.defaultValue {

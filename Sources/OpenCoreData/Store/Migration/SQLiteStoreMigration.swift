@@ -55,13 +55,6 @@ final class SQLiteStoreMigration {
         guard plan.source.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata) else {
             throw MigrationErrors.reason("The store was not written with the migration's source model")
         }
-        // Element columns are not yet carried from the old model's composites: refuse rather
-        // than lose their values (the store stays as it was).
-        for model in [plan.source, plan.destination] {
-            for entity in model.entities where entity.properties.contains(where: { $0 is NSCompositeAttributeDescription }) {
-                throw MigrationErrors.reason("Entity \(entity.name ?? "?") has a composite attribute; migrating composite attributes is not supported yet")
-            }
-        }
         let primaryKeys = try readPrimaryKeyTable()
         // The new model's derived attributes get triggers of their own, made after the rows move.
         let derived: DerivedAttributeSQL
@@ -247,7 +240,8 @@ final class SQLiteStoreMigration {
     private func expression(for column: StoreColumn, of move: SQLiteMigrationPlan.Move, owns own: Set<ObjectIdentifier>, values: inout [(Any?, AttributeStorage, NSAttributeDescription)]) throws -> String {
         switch column.role {
         case .attribute(let attribute, let storage):
-            guard own.contains(ObjectIdentifier(attribute)), let source = plan.attributeSource(of: attribute, in: move) else { return "NULL" }
+            let owner: NSPropertyDescription = attribute.compositeOwner ?? attribute
+            guard own.contains(ObjectIdentifier(owner)), let source = plan.attributeSource(of: attribute, in: move) else { return "NULL" }
             switch source {
             case .value(let value):
                 guard let value else { return "NULL" }
