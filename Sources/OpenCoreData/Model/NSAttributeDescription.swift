@@ -66,6 +66,24 @@ open class NSAttributeDescription: NSPropertyDescription {
     /// belongs to the composite's entity).
     weak var compositeOwner: NSCompositeAttributeDescription?
 
+    /// The attribute that owns this one's column: the outermost composite holding it, or itself.
+    var storedOwner: NSAttributeDescription { compositeChain.first ?? self }
+
+    /// The names from the outermost composite down to this attribute (`["address", "geo", "lat"]`).
+    var compositePath: [String] { compositeChain.map(\.name) + [name] }
+
+    /// The composites holding this attribute, outermost first (at most 16: a composite
+    /// that contains itself is refused when a store is added).
+    private var compositeChain: [NSAttributeDescription] {
+        var chain: [NSAttributeDescription] = []
+        var current = compositeOwner
+        while let owner = current, chain.count < 16 {
+            chain.insert(owner, at: 0)
+            current = owner.compositeOwner
+        }
+        return chain
+    }
+
     /// Creates an attribute with no name and an undefined type; set both before use.
     public override init() { super.init() }
 

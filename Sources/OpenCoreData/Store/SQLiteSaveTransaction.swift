@@ -252,7 +252,7 @@ final class SQLiteSaveTransaction {
                     statement.bindNull(at: index)
                 }
             case .compositeElement(let storage):
-                if let value = (row.attributes[slot.slot] as? [String: Any])?[slot.name] {
+                if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: row.attributes[slot.slot]) {
                     try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)

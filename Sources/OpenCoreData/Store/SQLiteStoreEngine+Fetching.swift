@@ -190,9 +190,7 @@ extension SQLiteStoreEngine {
         for element in entity.compositeElements {
             let result = plan.resultColumn[element.column]
             guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: externalStorage) else { continue }
-            var values = attributes[element.slot] as? [String: Any] ?? [:]
-            values[element.element.name] = value
-            attributes[element.slot] = values
+            attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
         }
         var toOne: [String: StoreKey] = [:]
         for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {

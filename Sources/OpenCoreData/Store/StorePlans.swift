@@ -125,7 +125,8 @@ struct StorePlans {
             byColumn[attribute.column] = WriteSlot(kind: .attribute(attribute.storage), name: attribute.attribute.name, slot: attribute.slot, attribute: attribute.attribute, column: table.columns[attribute.column].name)
         }
         for element in entity.compositeElements {
-            byColumn[element.column] = WriteSlot(kind: .compositeElement(element.storage), name: element.element.name, slot: element.slot, attribute: element.element, column: table.columns[element.column].name)
+            // The name is the element's path in the dictionary (names cannot hold dots).
+            byColumn[element.column] = WriteSlot(kind: .compositeElement(element.storage), name: element.path.joined(separator: "."), slot: element.slot, attribute: element.element, column: table.columns[element.column].name)
         }
         for toOne in entity.toOnes {
             let name = toOne.relationship.name

@@ -95,7 +95,7 @@ final class CompositeAttributeTests: MigrationTestCase {
         XCTAssertNotEqual(changed.entitiesByName["Hut"]!.versionHash, before)
     }
 
-    func testACompositeBuiltInCodeWorksInAnInMemoryStoreAndANestedOneIsRefused() throws {
+    func testACompositeBuiltInCodeWorksInAnInMemoryStoreAndOneInsideItselfIsRefused() throws {
         let city = makeAttribute("city", .stringAttributeType)
         let height = makeAttribute("height", .doubleAttributeType)
         let place = NSCompositeAttributeDescription()
@@ -113,19 +113,48 @@ final class CompositeAttributeTests: MigrationTestCase {
         context.refresh(object, mergeChanges: false)
         XCTAssertEqual((object.value(forKey: "place") as? [String: Any])?["height"] as? NSNumber, NSNumber(value: 4807.8))
 
-        let outer = NSCompositeAttributeDescription()
-        outer.name = "outer"
-        let inner = NSCompositeAttributeDescription()
-        inner.name = "inner"
-        inner.elements = [makeAttribute("x", .stringAttributeType)]
-        outer.elements = [inner]
-        let nested = makeEntity("Nested")
-        nested.properties = [outer]
-        let refusing = NSPersistentStoreCoordinator(managedObjectModel: makeModel([nested]))
+        let looping = NSCompositeAttributeDescription()
+        looping.name = "looping"
+        looping.elements = [looping]
+        let odd = makeEntity("Odd")
+        odd.properties = [looping]
+        let refusing = NSPersistentStoreCoordinator(managedObjectModel: makeModel([odd]))
         XCTAssertThrowsError(try refusing.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)) { error in
             XCTAssertEqual((error as NSError).code, NSPersistentStoreIncompatibleSchemaError)
-            XCTAssertEqual((error as NSError).localizedDescription, "The composite attribute outer contains the composite inner; nested composites are not supported.")
+            XCTAssertEqual((error as NSError).localizedDescription, "The composite attribute looping contains itself.")
         }
+    }
+
+    func testNestedCompositesFromAModelFileAreStoredFlatAndQueriedByTheirPath() throws {
+        let url = directory.appendingPathComponent("Nested.xcdatamodel")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try Data("""
+            <model>
+                <entity name="Hut" representedClassName="Hut" syncable="YES">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <attribute name="place" optional="YES" attributeType="Composite" composite="Place"/>
+                </entity>
+                <composite name="Place">
+                    <attribute name="geo" optional="YES" attributeType="Composite" composite="Geo"/>
+                    <attribute name="town" optional="YES" attributeType="String"/>
+                </composite>
+                <composite name="Geo">
+                    <attribute name="lat" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                    <attribute name="lon" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                </composite>
+            </model>
+            """.utf8).write(to: url.appendingPathComponent("contents"))
+        let model = try NSManagedObjectModel.load(contentsOf: url)
+        let context = try open(model)
+        let hut = NSEntityDescription.insertNewObject(forEntityName: "Hut", into: context)
+        hut.setValue("Hörnli", forKey: "name")
+        hut.setValue(["town": "Zermatt", "geo": ["lat": 45.98, "lon": 7.68]], forKey: "place")
+        try context.save()
+        XCTAssertEqual(try columns(storeURL(), "ZHUT"), ["Z_PK", "Z_ENT", "Z_OPT", "ZPLACE_GEO_LAT", "ZPLACE_GEO_LON", "ZNAME", "ZPLACE_TOWN"])
+        let fresh = try open(model)
+        XCTAssertEqual(try names("place.geo.lat > 45.5 AND place.town == 'Zermatt'", in: fresh), ["Hörnli"])
+        let place = try XCTUnwrap(try all("Hut", in: fresh).first?.value(forKey: "place") as? [String: Any])
+        XCTAssertEqual(((place["geo"] as? [String: Any])?["lon"] as? NSNumber)?.doubleValue, 7.68)
     }
 
     func testAModelFileNamingAnUndeclaredCompositeFailsWithItsLine() throws {

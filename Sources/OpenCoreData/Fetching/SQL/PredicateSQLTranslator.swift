@@ -486,11 +486,11 @@ final class PredicateSQLTranslator {
                 throw SQLUntranslatable("\(position.entity.name ?? "?") has no property \(key)")
             }
             if var attribute = property as? NSAttributeDescription {
-                // `address.city`: the column of one element of a composite.
-                if let composite = attribute as? NSCompositeAttributeDescription, index + 2 == components.count,
-                    let element = composite.element(named: components[index + 1])
+                // `address.city` (or `address.geo.lat`): the column of one element of a composite.
+                if let composite = attribute as? NSCompositeAttributeDescription, !isLast,
+                    let leaf = composite.leafElements.first(where: { $0.path == Array(components[(index + 1)...]) })
                 {
-                    attribute = element
+                    attribute = leaf.element
                 } else {
                     guard isLast else { throw SQLUntranslatable("a key path through attribute \(key)") }
                 }

@@ -206,22 +206,35 @@ final class ModelFileParser: NSObject, XMLParserDelegate {
     /// (`composite="Address"`), so that two attributes of one type never share elements.
     private func resolveComposites() throws {
         for (attribute, typeName, line) in compositeUses {
-            guard let typeName, !typeName.isEmpty else {
-                throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) does not name its composite (composite=\"…\")")
+            try fill(attribute, type: typeName, line: line, enclosing: [])
+        }
+    }
+
+    /// Gives `attribute` the elements of the composite named `typeName`, nested composites
+    /// included (`enclosing` lists the composites around it, to refuse one inside itself).
+    private func fill(_ attribute: NSCompositeAttributeDescription, type typeName: String?, line: Int, enclosing: [String]) throws {
+        guard let typeName, !typeName.isEmpty else {
+            throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) does not name its composite (composite=\"…\")")
+        }
+        guard let elements = compositeTypes[typeName] else {
+            throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) refers to composite \(typeName), which the model does not declare")
+        }
+        guard !enclosing.contains(typeName) else {
+            throw ModelFileError.at(file, line: line, "composite \(typeName) contains itself")
+        }
+        attribute.elements = try elements.map { xml in
+            let name = xml["name"] ?? ""
+            let element: NSAttributeDescription
+            do {
+                element = try ModelFileValues.attribute(named: name, xml)
+                ModelFileValues.applyPropertyFlags(xml, to: element)
+            } catch let problem as ModelFileValues.Problem {
+                throw ModelFileError.at(file, line: line, "composite \(typeName): \(problem.text)")
             }
-            guard let elements = compositeTypes[typeName] else {
-                throw ModelFileError.at(file, line: line, "composite attribute \(attribute.name) refers to composite \(typeName), which the model does not declare")
+            if let nested = element as? NSCompositeAttributeDescription {
+                try fill(nested, type: xml["composite"], line: line, enclosing: enclosing + [typeName])
             }
-            attribute.elements = try elements.map { xml in
-                let name = xml["name"] ?? ""
-                do {
-                    let element = try ModelFileValues.attribute(named: name, xml)
-                    ModelFileValues.applyPropertyFlags(xml, to: element)
-                    return element
-                } catch let problem as ModelFileValues.Problem {
-                    throw ModelFileError.at(file, line: line, "composite \(typeName): \(problem.text)")
-                }
-            }
+            return element
         }
     }
 

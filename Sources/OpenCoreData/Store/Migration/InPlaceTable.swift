@@ -53,7 +53,7 @@ struct InPlaceTable {
             switch column.role {
             case .attribute(let attribute, let storage):
                 // A composite's element belongs to the entity of its composite.
-                let owner: NSPropertyDescription = attribute.compositeOwner ?? attribute
+                let owner: NSPropertyDescription = attribute.storedOwner
                 let sources = owners(of: owner).map { plan.attributeSource(of: attribute, in: $0) }
                 guard sources.allSatisfy({ $0 != nil }) else { return nil }
                 let oldColumns = sources.compactMap { source -> String? in

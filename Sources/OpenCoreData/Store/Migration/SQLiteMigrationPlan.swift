@@ -88,7 +88,7 @@ struct SQLiteMigrationPlan {
     /// say (an expression other than `$source.key` or a constant, or a storage change
     /// SQL cannot make).
     func attributeSource(of attribute: NSAttributeDescription, in move: Move) -> AttributeSource? {
-        if let composite = attribute.compositeOwner { return elementSource(of: attribute, in: composite, move: move) }
+        if attribute.compositeOwner != nil { return elementSource(of: attribute, move: move) }
         guard let storage = AttributeStorage(attribute) else { return .value(nil) }
         guard let mapping = propertyMapping(attribute.name, in: move.mapping.attributeMappings), let expression = mapping.valueExpression else {
             return .value(attribute.defaultValue)
@@ -103,18 +103,20 @@ struct SQLiteMigrationPlan {
         return .column(column.name, oldStorage)
     }
 
-    /// Where an element of a composite comes from: the element of the same name of the
+    /// Where an element of a composite comes from: the element at the same path in the
     /// source composite its mapping reads (`$source.address`), or the element's default.
-    private func elementSource(of element: NSAttributeDescription, in composite: NSCompositeAttributeDescription, move: Move) -> AttributeSource? {
+    private func elementSource(of element: NSAttributeDescription, move: Move) -> AttributeSource? {
         guard let storage = AttributeStorage(element) else { return .value(nil) }
-        guard let mapping = propertyMapping(composite.name, in: move.mapping.attributeMappings), let expression = mapping.valueExpression else {
+        let root = element.storedOwner
+        let path = Array(element.compositePath.dropFirst())
+        guard let mapping = propertyMapping(root.name, in: move.mapping.attributeMappings), let expression = mapping.valueExpression else {
             return .value(element.defaultValue)
         }
-        if expression.expressionType == .constantValue { return .value((expression.constantValue as? [String: Any])?[element.name]) }
+        if expression.expressionType == .constantValue { return .value(NSCompositeAttributeDescription.value(at: path[...], in: expression.constantValue)) }
         guard let key = Self.sourceKey(of: expression),
             let old = move.old.entity.attributesByName[key] as? NSCompositeAttributeDescription, !old.isTransient
         else { return nil }
-        guard let oldElement = old.element(named: element.name) else { return .value(element.defaultValue) }
+        guard let oldElement = old.leafElements.first(where: { $0.path == path })?.element else { return .value(element.defaultValue) }
         guard let oldStorage = AttributeStorage(oldElement), let column = move.old.table.column(for: oldElement),
             SQLiteMigrationPlan.canCarry(oldStorage, to: storage)
         else { return nil }

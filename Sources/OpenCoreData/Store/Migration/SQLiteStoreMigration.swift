@@ -240,7 +240,7 @@ final class SQLiteStoreMigration {
     private func expression(for column: StoreColumn, of move: SQLiteMigrationPlan.Move, owns own: Set<ObjectIdentifier>, values: inout [(Any?, AttributeStorage, NSAttributeDescription)]) throws -> String {
         switch column.role {
         case .attribute(let attribute, let storage):
-            let owner: NSPropertyDescription = attribute.compositeOwner ?? attribute
+            let owner: NSPropertyDescription = attribute.storedOwner
             guard own.contains(ObjectIdentifier(owner)), let source = plan.attributeSource(of: attribute, in: move) else { return "NULL" }
             switch source {
             case .value(let value):

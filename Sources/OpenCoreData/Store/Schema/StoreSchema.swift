@@ -131,7 +131,8 @@ final class StoreEntity {
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
     /// Each element of a composite attribute (inherited ones included): its column, and the
     /// composite's slot, whose value is the dictionary of the elements' values.
-    fileprivate(set) var compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
+    /// `path` leads from the composite's dictionary to the element's value.
+    fileprivate(set) var compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, path: [String], storage: AttributeStorage, slot: Int)] = []
     /// Whether some attribute may keep its data in a file.
     var hasExternalData: Bool { attributes.contains { $0.storage == .externalBinary } }
 
@@ -320,12 +321,12 @@ final class StoreSchema {
         for mapped in entities {
             for property in mapped.entity.declaredProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
                 if let composite = property as? NSCompositeAttributeDescription {
-                    // One column per element, `Z<COMPOSITE>_<ELEMENT>` (Core Data's naming
-                    // of flattened elements is not confirmed).
-                    for element in composite.elements {
+                    // One column per element, `Z<COMPOSITE>_<ELEMENT>` (`Z<A>_<B>_<C>` inside a
+                    // nested composite; Core Data's naming of flattened elements is not confirmed).
+                    for (path, element) in composite.leafElements {
                         guard let storage = AttributeStorage(element) else { continue }
                         byProperty[ObjectIdentifier(element)] = columns.count
-                        columns.append(StoreColumn(name: unique("Z" + composite.name.uppercased() + "_" + element.name.uppercased()), role: .attribute(element, storage)))
+                        columns.append(StoreColumn(name: unique("Z" + ([composite.name] + path).joined(separator: "_").uppercased()), role: .attribute(element, storage)))
                     }
                 } else if let attribute = property as? NSAttributeDescription, let storage = AttributeStorage(attribute) {
                     byProperty[ObjectIdentifier(attribute)] = columns.count
@@ -390,9 +391,9 @@ final class StoreSchema {
             let slots = mapped.entity.propertyTable.slotByName
             for property in mapped.entity.properties where !property.isTransient {
                 if let composite = property as? NSCompositeAttributeDescription, let slot = slots[composite.name] {
-                    for element in composite.elements {
+                    for (path, element) in composite.leafElements {
                         guard let column = table.columnByProperty[ObjectIdentifier(element)], case .attribute(_, let storage) = table.columns[column].role else { continue }
-                        mapped.compositeElements.append((column, composite, element, storage, slot))
+                        mapped.compositeElements.append((column, composite, element, path, storage, slot))
                     }
                     continue
                 }
