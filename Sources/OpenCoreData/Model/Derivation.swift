@@ -15,6 +15,8 @@ enum Derivation {
     case count(NSRelationshipDescription)
     /// `items.@sum.price`.
     case sum(NSRelationshipDescription, NSAttributeDescription)
+    /// `items.@min.price` or `items.@max.price` (Core Data's store generates these too).
+    case extreme(NSRelationshipDescription, NSAttributeDescription, maximum: Bool)
     /// `now()`.
     case now
 
@@ -66,6 +68,7 @@ enum Derivation {
             switch (function, path.count) {
             case ("@count", 1): return .count(toMany)
             case ("@sum", 2): return .sum(toMany, try storedAttribute(path[1], of: destination))
+            case ("@min", 2), ("@max", 2): return .extreme(toMany, try storedAttribute(path[1], of: destination), maximum: function == "@max")
             default: throw unsupported("\(function) takes \(function == "@count" ? "a to-many relationship" : "a to-many relationship and an attribute")")
             }
         }
@@ -86,12 +89,12 @@ enum Derivation {
             case "now", "now()":
                 guard arguments.isEmpty else { throw unsupported("now() takes no argument") }
                 self = .now
-            case "count:", "sum:":
+            case "count:", "sum:", "min:", "max:":
                 guard arguments.count == 1 else { throw unsupported("\(name) takes one key path") }
-                self = try aggregate(try keyPath(arguments[0]), name == "count:" ? "@count" : "@sum")
+                self = try aggregate(try keyPath(arguments[0]), "@" + name.dropLast())
             default:
                 guard let function = StringFunction(rawValue: name) else {
-                    throw unsupported("the function \(name) is not one of canonical:, lowercase:, uppercase:, count:, sum:, now()")
+                    throw unsupported("the function \(name) is not one of canonical:, lowercase:, uppercase:, count:, sum:, min:, max:, now()")
                 }
                 guard arguments.count == 1 else { throw unsupported("\(name) takes one key path") }
                 self = try value(try keyPath(arguments[0]), function)

@@ -8,7 +8,7 @@ import Foundation
 /// |---|---|
 /// | an attribute, or an attribute across a to-one | `name`, `author.name` |
 /// | `canonical:`, `lowercase:` or `uppercase:` of one of those | `canonical:(name)` |
-/// | `@count` of a to-many, `@sum` of an attribute across one | `items.@count`, `items.@sum.price` |
+/// | `@count` of a to-many, `@sum`, `@min` or `@max` of an attribute across one | `items.@count`, `items.@sum.price` |
 /// | the current time | `now()` |
 ///
 /// The store computes the value when a save writes the values it depends on (SQLite

@@ -97,6 +97,12 @@ final class DerivedAttributeTests: MigrationTestCase {
         XCTAssertEqual(try counts(), ["First=1/300", "Second=1/100", "Top=1"])
         XCTAssertEqual(first.value(forKey: "totalPages") as? Int64, 300)
         XCTAssertFalse(first.hasChanges)
+        XCTAssertEqual(second.value(forKey: "shortestBook") as? Int32, 100)
+        books[0].setValue(first, forKey: "author")
+        try context.save()
+        XCTAssertEqual(first.value(forKey: "shortestBook") as? Int32, 100, "@min follows a member moving in")
+        XCTAssertEqual(first.value(forKey: "longestBook") as? Int32, 300)
+        XCTAssertNil(second.value(forKey: "longestBook"), "@max of no members is nil")
     }
 
     func testAChangedSourceUpdatesItsDerivedValuesAndNowMovesOnEachSave() throws {
@@ -182,7 +188,7 @@ final class DerivedAttributeTests: MigrationTestCase {
         XCTAssertThrowsError(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL())) { error in
             let error = error as NSError
             XCTAssertEqual(error.code, NSPersistentStoreIncompatibleSchemaError)
-            XCTAssertEqual(error.localizedDescription, "The derivation \"sqrt:(length)\" of Trail.odd is not supported: the function sqrt: is not one of canonical:, lowercase:, uppercase:, count:, sum:, now().")
+            XCTAssertEqual(error.localizedDescription, "The derivation \"sqrt:(length)\" of Trail.odd is not supported: the function sqrt: is not one of canonical:, lowercase:, uppercase:, count:, sum:, min:, max:, now().")
         }
     }
 

@@ -53,10 +53,10 @@ struct DerivedAttributeSQL {
         case .value(let attribute, let toOne, _):
             if let toOne, !stored(toOne) { throw Derivation.Unsupported(message: "The derivation of \(owner) crosses \(toOne.name), which is not stored in this store.") }
             if !stored(attribute) { throw Derivation.Unsupported(message: "The derivation of \(owner) reads \(attribute.name), which is not stored in this store.") }
-        case .count(let toMany), .sum(let toMany, _):
+        case .count(let toMany), .sum(let toMany, _), .extreme(let toMany, _, _):
             guard schema.toMany(toMany) != nil else { throw Derivation.Unsupported(message: "The derivation of \(owner) counts \(toMany.name), which is not stored in this store.") }
-            if case .sum(_, let attribute) = derivation, !stored(attribute) {
-                throw Derivation.Unsupported(message: "The derivation of \(owner) sums \(attribute.name), which is not stored in this store.")
+            if let attribute = derivation.memberAttribute, !stored(attribute) {
+                throw Derivation.Unsupported(message: "The derivation of \(owner) reads \(attribute.name) of each member, which is not stored in this store.")
             }
         case .now: break
         }
@@ -114,6 +114,8 @@ struct DerivedAttributeSQL {
             return aggregateSQL(toMany, outer: table, select: nil, attribute: nil)
         case .sum(let toMany, let attribute):
             return aggregateSQL(toMany, outer: table, select: "IFNULL(SUM(d.\(columnName(attribute) ?? "NULL")), 0)", attribute: attribute)
+        case .extreme(let toMany, let attribute, let maximum):
+            return aggregateSQL(toMany, outer: table, select: "\(maximum ? "MAX" : "MIN")(d.\(columnName(attribute) ?? "NULL"))", attribute: attribute)
         }
     }
 
@@ -181,9 +183,8 @@ struct DerivedAttributeSQL {
             } else if let column = columnName(attribute) {
                 result.append(trigger(target, "UPDATE", event: "UPDATE OF \(column)", on: table, when: ownRange, body: update(target, rows: "Z_PK = NEW.Z_PK")))
             }
-        case .count(let toMany), .sum(let toMany, _):
-            var sumColumn: String?
-            if case .sum(_, let attribute) = target.derivation { sumColumn = columnName(attribute) }
+        case .count(let toMany), .sum(let toMany, _), .extreme(let toMany, _, _):
+            let sumColumn = target.derivation.memberAttribute.flatMap(columnName)
             switch schema.toMany(toMany) {
             case .foreignKey(let destination, let keyColumn, _)?, .hiddenKey(let destination, let keyColumn, _)?:
                 let members = destination.table.name
@@ -204,5 +205,15 @@ struct DerivedAttributeSQL {
             }
         }
         return result
+    }
+}
+
+extension Derivation {
+    /// The attribute of each member an aggregate reads (`@sum`, `@min`, `@max`).
+    var memberAttribute: NSAttributeDescription? {
+        switch self {
+        case .sum(_, let attribute), .extreme(_, let attribute, _): return attribute
+        default: return nil
+        }
     }
 }
