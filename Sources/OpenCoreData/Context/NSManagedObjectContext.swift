@@ -509,7 +509,9 @@ open class NSManagedObjectContext {
         object.state.loadedRelationships = []
         object.relationshipsWereReset()
         object.state.isFault = false
+        object.state.isChangingFaultState = true
         object.awakeFromFetch()
+        object.state.isChangingFaultState = false
     }
 
     /// A fault whose data is gone: stops the program, or (by default) makes the object
