@@ -9,8 +9,14 @@ import Foundation
 /// fetches and counts; level 2 and above also print each bound value
 /// (`CoreData: details: SQLite bind[0] = "s"`), and level 2 a summary of each fetch. (Level
 /// 2 for bindings, as in Core Data: observed in published level-by-level output and in the
-/// framework's own `debugDefault >= 2` test.) Lines go to standard error, as Core Data's
-/// console output does, unless a test installs its own sink (``setSink(_:)``).
+/// framework's own `debugDefault >= 2` test.) Level 4 adds SQLite's plan for each query
+/// (`CoreData: details: SQLite: EXPLAIN QUERY PLAN for SELECT …`, then one indented line
+/// per step of the plan).
+///
+/// Lines go to standard error unless a test installs its own sink (``setSink(_:)``). On
+/// Apple's platforms Core Data writes them to the unified log, and to standard error as
+/// well when `com.apple.CoreData.Logging.stderr` is 1; Linux has no unified log, so
+/// standard error is where they always go (see LinuxDifferences.md).
 enum SQLDebugLog {
     /// Serializes access to the settings below: stores on different queues log at once.
     private static let lock = NSLock()
@@ -60,10 +66,15 @@ enum SQLDebugLog {
 
     /// Writes one line, prefixed `CoreData: `.
     static func write(_ line: String) {
+        writeContinuation("CoreData: " + line)
+    }
+
+    /// Writes one line as it is: the lines that continue a message (the rows of a query
+    /// plan) carry no `CoreData: ` prefix.
+    static func writeContinuation(_ text: String) {
         lock.lock()
         let sink = customSink
         lock.unlock()
-        let text = "CoreData: " + line
         if let sink {
             sink(text)
         } else {
