@@ -94,6 +94,18 @@ final class FaultingTests: FetchTestCase {
         XCTAssertEqual(statements(lines), [])
     }
 
+    func testResetLetsGoOfCachedRowsSoIDOnlyFaultsReadTheStore() throws {
+        let all = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        _ = try context.fetch(all).map { $0.value(forKey: "name") }
+        context.reset()
+        all.includesPropertyValues = false
+        let (bare, lines) = try capturingSQL { try context.fetch(all) }
+        XCTAssertTrue(statements(lines)[0].hasPrefix("CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0"), lines[0])
+        let (names, firing) = capturingSQL { bare.compactMap { $0.value(forKey: "name") as? String } }
+        XCTAssertEqual(names, ["Laugavegur", "Kungsleden", "Malerweg"])
+        XCTAssertEqual(statements(firing).count, 3, "no object held the rows after reset: one statement per fault")
+    }
+
     func testRefetchingUpdatesValuesOnlyWithShouldRefreshRefetchedObjects() throws {
         let kungsleden = try trail("Kungsleden", in: context)
         XCTAssertEqual(kungsleden.value(forKey: "name") as? String, "Kungsleden")
