@@ -124,18 +124,9 @@ final class RowCache {
         return rows.count
     }
 
-    /// The cached row of `key`, if something besides the cache still holds it. A row only
-    /// the cache holds (its objects were released, or their context reset) is dropped
-    /// here rather than at the next sweep, as Core Data's reference-counted cache lets go
-    /// of it at once: the next fault for it reads the store.
     func row(for key: StoreKey) -> StoreRow? {
         lock.lock(); defer { lock.unlock() }
-        guard let index = rows.index(forKey: key) else { return nil }
-        if isKnownUniquelyReferenced(&rows.values[index]) {
-            rows.remove(at: index)
-            return nil
-        }
-        return rows.values[index]
+        return rows[key]
     }
 
     /// The cached rows of `keys`, in order; nil where none is cached.
