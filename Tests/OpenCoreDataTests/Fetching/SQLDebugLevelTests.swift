@@ -47,6 +47,27 @@ final class SQLDebugLevelTests: FetchTestCase {
         XCTAssertTrue(plan.contains { $0.contains("SCAN t0") }, plan.joined(separator: "\n"))
     }
 
+    func testAStringRangeIsPlainSQLThatSearchesTheIndex() throws {
+        let prefix = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        prefix.predicate = NSPredicate(format: "name >= %@ AND name < %@", "Kun", "Kuo")
+        let (result, lines) = try capturingSQL(level: 4) { try context.fetch(prefix) }
+        XCTAssertEqual(result.map { $0.value(forKey: "name") as? String }, ["Kungsleden"])
+        XCTAssertTrue(lines[0].hasSuffix("WHERE ( t0.ZNAME >= ? AND  t0.ZNAME < ?) ORDER BY t0.Z_PK"), lines[0])
+        XCTAssertTrue(lines.contains { $0.hasPrefix("    ") && $0.contains("USING INDEX Z_Trail_name (ZNAME>? AND ZNAME<?)") },
+                      lines.joined(separator: "\n"))
+    }
+
+    func testStringOrderInAFetchIsBytewiseWhileInMemoryItIsFoundations() throws {
+        // "e" + combining acute is canonically equal to "é" for Foundation, but its UTF-8
+        // bytes sort before "é"'s: the fetch (SQL) and evaluate(with:) part here.
+        let decomposed = fixture.insert("Trail", ["name": "e\u{301}tape"])
+        try context.save()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        request.predicate = NSPredicate(format: "name >= %@", "\u{E9}tape")
+        XCTAssertTrue(request.predicate!.evaluate(with: decomposed))
+        XCTAssertFalse(try context.fetch(request).contains(decomposed))
+    }
+
     func testLevelsBelowFourPrintNoPlanAndSavesAreNotExplained() throws {
         let (_, levelThree) = try capturingSQL(level: 3) { try context.fetch(byName()) }
         XCTAssertFalse(levelThree.contains { $0.contains("EXPLAIN QUERY PLAN") }, levelThree.joined(separator: "\n"))
