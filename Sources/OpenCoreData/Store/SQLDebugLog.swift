@@ -9,7 +9,9 @@ import Foundation
 /// fetches and counts; level 2 and above also print each bound value
 /// (`CoreData: details: SQLite bind[0] = "s"`), and level 2 a summary of each fetch. (Level
 /// 2 for bindings, as in Core Data: observed in published level-by-level output and in the
-/// framework's own `debugDefault >= 2` test.) Level 4 adds SQLite's plan for each query
+/// framework's own `debugDefault >= 2` test.) Core Data's level 3 lists the fetched objects
+/// (`… returned 20 rows with values: (…)`), which is not printed here (LinuxDifferences.md).
+/// Level 4 adds SQLite's plan for each query
 /// (`CoreData: details: SQLite: EXPLAIN QUERY PLAN for SELECT …`, then one indented line
 /// per step of the plan).
 ///
