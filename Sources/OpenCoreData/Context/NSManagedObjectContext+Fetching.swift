@@ -191,13 +191,15 @@ extension NSManagedObjectContext {
             || (request.includesPropertyValues && request.fetchBatchSize == 0)
         var objects: [NSManagedObject]
         if wantsRows {
-            let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities))
+            var tail: FetchLogTail?
+            let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities, tail: &tail))
             reserveRegistryCapacity(rows.count)
             objects = rows.map { row in
                 let object = registeredObject(for: row.key, in: route.store, request: request)
                 if object.state.isFault { object.state.heldRow = row }
                 return object
             }
+            tail?.write(objects: objects)
         } else {
             let keys = try engine.fetchKeys(route.query)
             reserveRegistryCapacity(keys.count)

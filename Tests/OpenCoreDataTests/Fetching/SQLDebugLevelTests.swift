@@ -38,6 +38,23 @@ final class SQLDebugLevelTests: FetchTestCase {
         XCTAssertTrue(lines[4].hasPrefix("CoreData: annotation: sql connection fetch time: "), lines[4])
     }
 
+    func testLevelThreeListsTheFetchedObjectsBeforeTheTotalTime() throws {
+        let (result, lines) = try capturingSQL(level: 3) { try context.fetch(byName()) }
+        XCTAssertEqual(result.count, 1)
+        XCTAssertEqual(lines.count, 5, lines.joined(separator: "\n"))
+        XCTAssertEqual(lines[1], "CoreData: details: SQLite bind[0] = \"Kungsleden\"")
+        XCTAssertTrue(lines[2].hasPrefix("CoreData: annotation: sql connection fetch time: "), lines[2])
+        let sql = String(lines[0].dropFirst("CoreData: sql: ".count))
+        XCTAssertTrue(lines[3].hasPrefix("CoreData: annotation: fetch using NSSQLiteStatement <0x"), lines[3])
+        XCTAssertTrue(lines[3].contains("> on entity 'Trail' with sql text '\(sql)' returned 1 rows with values: (\n    \"<NSManagedObject: 0x"), lines[3])
+        XCTAssertTrue(lines[3].hasSuffix("/Trail/p2>; data: <fault>)\"\n)"), lines[3])
+        XCTAssertTrue(lines[4].hasPrefix("CoreData: annotation: total fetch execution time: "), lines[4])
+        XCTAssertTrue(lines[4].hasSuffix(" for 1 rows."), lines[4])
+
+        let (_, twoLines) = try capturingSQL(level: 2) { try context.fetch(byName()) }
+        XCTAssertTrue(twoLines[3].hasSuffix("' returned 1 rows"), twoLines[3])
+    }
+
     func testAScanShowsInThePlanOfAnUnindexedPredicate() throws {
         let long = NSFetchRequest<NSManagedObject>(entityName: "Trail")
         long.predicate = NSPredicate(format: "lengthKm > 5")
