@@ -8,7 +8,7 @@ extension NSManagedObjectContext {
     /// has no unsaved changes that could change the answer; otherwise (and for predicates
     /// or sort descriptors SQL cannot express) the same request is evaluated in memory,
     /// with identical results. With `-com.apple.CoreData.SQLDebug 1` each fetch prints its
-    /// SQL, and an annotation says what was evaluated in memory and why.
+    /// SQL (and, as in Core Data, nothing about what was evaluated in memory).
     ///
     /// A request whose entity name the model does not know stops the program, as Core
     /// Data raises an exception for it.
@@ -108,25 +108,22 @@ extension NSManagedObjectContext {
         let holding = stores(holding: entity)
         guard holding.count == 1, let store = holding.first else { return .memory }
         let translator = try store.engine.translator(for: entity)
-        let logging = SQLDebugLog.level >= 1
 
         var condition: SQLFragment?
         var residual: NSPredicate?
         if let predicate = request.predicate {
             do {
                 condition = try translator.attempt { try translator.condition(predicate) }
-            } catch let error as SQLUntranslatable {
+            } catch is SQLUntranslatable {
                 // An AND keeps its translatable conjuncts in SQL.
                 var translated: [SQLFragment] = []
                 var rest: [NSPredicate] = []
-                var reason = error.reason
                 if let compound = predicate as? NSCompoundPredicate, compound.compoundPredicateType == .and {
                     for part in compound.predicates {
                         do {
                             translated.append(try translator.attempt { try translator.condition(part) })
-                        } catch let partError as SQLUntranslatable {
+                        } catch is SQLUntranslatable {
                             rest.append(part)
-                            reason = partError.reason
                         }
                     }
                 } else {
@@ -134,7 +131,6 @@ extension NSManagedObjectContext {
                 }
                 if !translated.isEmpty { condition = .compound(translated, and: true) }
                 residual = rest.count == 1 ? rest[0] : NSCompoundPredicate(andPredicateWithSubpredicates: rest)
-                if logging, let residual { SQLDebugLog.write("annotation: predicate evaluated in memory (\(reason)): \(residual)") }
             }
         }
         var orderBy: String?
@@ -142,13 +138,12 @@ extension NSManagedObjectContext {
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             do {
                 orderBy = try translator.attempt { try translator.orderBy(descriptors) }
-            } catch let error as SQLUntranslatable {
+            } catch is SQLUntranslatable {
                 memorySort = descriptors
-                if logging { SQLDebugLog.write("annotation: sort evaluated in memory (\(error.reason)): \(descriptors.map(\.description).joined(separator: ", "))") }
             }
         }
-        if request.includesPendingChanges, let changed = pendingChanges(affecting: translator.tables, in: store) {
-            if logging { SQLDebugLog.write("annotation: fetch evaluated in memory: the context has unsaved changes to \(changed)") }
+        // Core Data prints nothing when it evaluates part of a fetch in memory; nor does this.
+        if request.includesPendingChanges, pendingChanges(affecting: translator.tables, in: store) != nil {
             return .memory
         }
         let mapped = try store.engine.storeEntity(entity)
@@ -196,13 +191,15 @@ extension NSManagedObjectContext {
             || (request.includesPropertyValues && request.fetchBatchSize == 0)
         var objects: [NSManagedObject]
         if wantsRows {
-            let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities))
+            var tail: FetchLogTail?
+            let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities, tail: &tail))
             reserveRegistryCapacity(rows.count)
             objects = rows.map { row in
                 let object = registeredObject(for: row.key, in: route.store, request: request)
                 if object.state.isFault { object.state.heldRow = row }
                 return object
             }
+            tail?.write(objects: objects)
         } else {
             let keys = try engine.fetchKeys(route.query)
             reserveRegistryCapacity(keys.count)

@@ -104,7 +104,9 @@ extension NSManagedObjectContext {
         object.state.loadedRelationships = []
         object.relationshipsWereReset()
         object.state.isFault = false
+        object.state.isChangingFaultState = true
         object.awakeFromFetch()
+        object.state.isChangingFaultState = false
     }
 
     /// The committed state of an object of a child context: what its parent holds now.

@@ -72,6 +72,8 @@ extension NSManagedObjectContext {
             object.relationshipsWereReset()
             return
         }
+        object.state.isChangingFaultState = true
+        defer { object.state.isChangingFaultState = false }
         object.willTurnIntoFault()
         updated.remove(object)
         object.state.values.removeAll()
@@ -86,7 +88,7 @@ extension NSManagedObjectContext {
     }
 
     /// The saved state of `object` now: its row in the store (from the row cache when it
-    /// has it), or for a child context what the parent holds; `nil` when it is gone.
+    /// has it and ``stalenessInterval`` accepts its age), or for a child context what the parent holds; `nil` when it is gone.
     private func currentCommittedRow(of object: NSManagedObject) -> StoreRow? {
         if let parent {
             let id = object.objectID
@@ -94,7 +96,9 @@ extension NSManagedObjectContext {
             return values.map { childSnapshot(of: object, attributes: $0) }
         }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { return nil }
-        return store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }
+        // The cached row unless it is older than stalenessInterval allows, as when a fault fires.
+        if let cached = store.rowCache.row(for: key), !isStale(cached) { return cached }
+        return readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }.map { store.rowCache.store($0) }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

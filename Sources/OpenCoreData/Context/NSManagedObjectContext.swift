@@ -466,9 +466,20 @@ open class NSManagedObjectContext {
         object.managedObjectContext = nil
     }
 
-    /// Forgets every object.
+    /// Forgets every object. Each one drops its values, as Core Data's objects do after a
+    /// reset: related objects hold each other (a trail its hikes, each hike its trail), and
+    /// without this the cycles would keep every object, and the rows they hold in the row
+    /// cache, alive for as long as the program runs.
     func forgetAll() {
-        for object in registeredObjects { object.managedObjectContext = nil }
+        for object in registeredObjects {
+            object.managedObjectContext = nil
+            object.state.values.removeAll()
+            object.state.loadedRelationships = []
+            object.state.snapshot = nil
+            object.state.heldRow = nil
+            object.state.fetchBatch = nil
+            object.state.isFault = true
+        }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
@@ -509,7 +520,9 @@ open class NSManagedObjectContext {
         object.state.loadedRelationships = []
         object.relationshipsWereReset()
         object.state.isFault = false
+        object.state.isChangingFaultState = true
         object.awakeFromFetch()
+        object.state.isChangingFaultState = false
     }
 
     /// A fault whose data is gone: stops the program, or (by default) makes the object

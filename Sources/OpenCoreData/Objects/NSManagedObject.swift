@@ -297,6 +297,8 @@ struct ManagedObjectState {
     /// keeps it until the fault fires (which reads the cache's current row, then lets go).
     var heldRow: StoreRow?
     var isFault = false
+    /// Set while the object turns into a fault or out of one (``NSManagedObject/faultingState``).
+    var isChangingFaultState = false
     var isInserted = false
     var isDeleted = false
     var isUpdated = false

@@ -9,8 +9,16 @@ import Foundation
 /// fetches and counts; level 2 and above also print each bound value
 /// (`CoreData: details: SQLite bind[0] = "s"`), and level 2 a summary of each fetch. (Level
 /// 2 for bindings, as in Core Data: observed in published level-by-level output and in the
-/// framework's own `debugDefault >= 2` test.) Lines go to standard error, as Core Data's
-/// console output does, unless a test installs its own sink (``setSink(_:)``).
+/// framework's own `debugDefault >= 2` test.) Level 3 lists the objects a fetch returned
+/// instead (`… returned 20 rows with values: (…)`, see ``FetchLogTail``). Level 4 adds
+/// SQLite's plan for each query
+/// (`CoreData: details: SQLite: EXPLAIN QUERY PLAN for SELECT …`, then one indented line
+/// per step of the plan).
+///
+/// Lines go to standard error unless a test installs its own sink (``setSink(_:)``). On
+/// Apple's platforms Core Data writes them to the unified log, and to standard error as
+/// well when `com.apple.CoreData.Logging.stderr` is 1; Linux has no unified log, so
+/// standard error is where they always go (see LinuxDifferences.md).
 enum SQLDebugLog {
     /// Serializes access to the settings below: stores on different queues log at once.
     private static let lock = NSLock()
@@ -60,10 +68,15 @@ enum SQLDebugLog {
 
     /// Writes one line, prefixed `CoreData: `.
     static func write(_ line: String) {
+        writeContinuation("CoreData: " + line)
+    }
+
+    /// Writes one line as it is: the lines that continue a message (the rows of a query
+    /// plan) carry no `CoreData: ` prefix.
+    static func writeContinuation(_ text: String) {
         lock.lock()
         let sink = customSink
         lock.unlock()
-        let text = "CoreData: " + line
         if let sink {
             sink(text)
         } else {
@@ -86,7 +99,7 @@ enum SQLDebugLog {
     /// text 'SELECT …' returned 20 rows`, which Core Data prints at level 2 only (level 3
     /// prints the fetched objects instead, which the store does not have).
     static func fetchSummary(statement: AnyObject, entity: String, sql: String, rows: Int) {
-        let address = "0x" + String(UInt(bitPattern: ObjectIdentifier(statement).hashValue), radix: 16)
+        let address = "0x" + String(UInt(bitPattern: ObjectIdentifier(statement)), radix: 16)
         write("annotation: fetch using NSSQLiteStatement <\(address)> on entity '\(entity)' with sql text '\(sql)' returned \(rows) rows")
     }
 
@@ -108,6 +121,35 @@ enum SQLDebugLog {
     /// Seconds with four decimals, as Core Data prints its timings.
     static func seconds4(_ seconds: TimeInterval) -> String {
         String(format: "%.4f", max(0, seconds))
+    }
+}
+
+/// The end of a fetch's SQL debug log at level 3 and above, which needs the fetched
+/// objects: Core Data prints, after the connection time,
+/// `CoreData: annotation: fetch using NSSQLiteStatement <0x…> on entity 'Person' with sql
+/// text '…' returned 2 rows with values: (` and one quoted object description per line,
+/// then `)` and the total fetch time (published level-3 output: blog.raymccrae.scot,
+/// "Core Data SQLDebug Log Levels", 2017; Apple bug 12965555 as mirrored on GitHub by
+/// lionheart/openradar-mirror #5400).
+struct FetchLogTail {
+    let statement: AnyObject
+    let entity: String
+    let sql: String
+    let rows: Int
+    /// The total time, when the fetch's log ends with it.
+    let seconds: TimeInterval?
+
+    /// Prints the objects, as an array's description does, then the total time.
+    func write(objects: [NSManagedObject]) {
+        let address = "0x" + String(UInt(bitPattern: ObjectIdentifier(statement)), radix: 16)
+        let values = objects.map { object -> String in
+            let text = object.description.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+            return "    \"" + text + "\""
+        }
+        let list = values.isEmpty ? "(\n)" : "(\n" + values.joined(separator: ",\n") + "\n)"
+        SQLDebugLog.write("annotation: fetch using NSSQLiteStatement <\(address)> on entity '\(entity)' with sql text '\(sql)' returned \(rows) rows with values: " + list)
+        if let seconds { SQLDebugLog.totalFetchTime(seconds, rows: rows) }
     }
 }
 

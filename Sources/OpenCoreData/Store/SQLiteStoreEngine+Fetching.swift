@@ -151,7 +151,12 @@ extension SQLiteStoreEngine {
     }
 
     /// Steps through `statement`, turning each row into a ``StoreRow``.
-    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil) throws -> [StoreRow] {
+    ///
+    /// With `tail`, at SQL debug level 3 and above the lines that follow the connection
+    /// time (the fetched objects, then the total time) are left to the caller, who has
+    /// the objects: they go into `tail` instead of being printed.
+    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
+                  tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         defer { statement.reset() }
         let logging = database.debugLevel >= 1
         let clock = SQLDebugClock()
@@ -168,8 +173,13 @@ extension SQLiteStoreEngine {
         }
         if logging {
             SQLDebugLog.connectionFetchTime(stepTime)
+            let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
+            if database.debugLevel >= 3, let tail {
+                tail.pointee = FetchLogTail(statement: statement, entity: name, sql: statement.sql,
+                                            rows: rows.count, seconds: logTotals ? clock.elapsed : nil)
+                return rows
+            }
             if database.debugLevel == 2 {
-                let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
                 SQLDebugLog.fetchSummary(statement: statement, entity: name, sql: statement.sql, rows: rows.count)
             }
             if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rows.count) }

@@ -54,7 +54,7 @@ final class FetchDifferentialTests: FetchTestCase {
                         if answer == true { expected.append(object) }
                         pairs += 1
                         // No comparison met a nil: the store and Foundation must agree.
-                        if !logic.metNull {
+                        if !logic.metNull && !logic.metBytewiseOrder {
                             nullFree += 1
                             if answer != predicate.evaluate(with: object) {
                                 XCTFail("seed \(seed) #\(index): \(predicate) without nil: store logic \(String(describing: answer)), memory \(!(answer ?? true))")
@@ -157,6 +157,9 @@ final class FetchDifferentialTests: FetchTestCase {
 struct StoreLogic {
     /// Whether some comparison had a nil operand (where the two logics can part).
     private(set) var metNull = false
+    /// Whether some string ordering answered differently by bytes than Foundation does
+    /// (`"é" > "f"` by UTF-8 bytes, not in `compare:`), the other place they part.
+    private(set) var metBytewiseOrder = false
 
     mutating func answer(_ predicate: NSPredicate, _ object: NSManagedObject) -> Bool? {
         switch predicate.kind {
@@ -210,7 +213,33 @@ struct StoreLogic {
             metNull = true
             return nil
         }
+        if let ordered = Self.bytewiseOrdering(left, op, right, comparison.options) {
+            if ordered != memory { metBytewiseOrder = true }
+            return ordered
+        }
         return memory
+    }
+
+    /// Strings ordered without `[c]`/`[d]` (`<`, `<=`, `>`, `>=`, `BETWEEN`) are compared
+    /// in SQL by SQLite's BINARY collation, byte by byte of their UTF-8, as Core Data's
+    /// `t0.ZNAME BETWEEN ? AND ?` is; `nil` for every other comparison.
+    static func bytewiseOrdering(_ left: Any?, _ op: NSComparisonPredicate.Operator, _ right: Any?, _ options: NSComparisonPredicate.Options) -> Bool? {
+        guard PredicateStrings.foldingOptions(options).isEmpty, let l = unwrapAny(left).flatMap(PredicateValues.string) else { return nil }
+        func less(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
+        if op == .between {
+            guard let bounds = unwrapAny(right).flatMap(collectionElements), bounds.count == 2,
+                  let low = unwrapAny(bounds[0]).flatMap(PredicateValues.string),
+                  let high = unwrapAny(bounds[1]).flatMap(PredicateValues.string) else { return nil }
+            return !less(l, low) && !less(high, l)
+        }
+        guard let r = unwrapAny(right).flatMap(PredicateValues.string) else { return nil }
+        switch op {
+        case .lessThan: return less(l, r)
+        case .lessThanOrEqualTo: return !less(r, l)
+        case .greaterThan: return less(r, l)
+        case .greaterThanOrEqualTo: return !less(l, r)
+        default: return nil
+        }
     }
 
     private static func isCollection(_ value: Any?) -> Bool {

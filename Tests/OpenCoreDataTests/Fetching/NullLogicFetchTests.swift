@@ -152,7 +152,7 @@ final class NullLogicFetchTests: FetchTestCase {
         _ = fixture.insert("Trail", ["name": "Lake"])
         let request = trailRequest("name != %@", ["Ridge"])
         let (fetched, lines) = try capturingSQL { try context.fetch(request) }
-        XCTAssertEqual(lines.first, "CoreData: annotation: fetch evaluated in memory: the context has unsaved changes to Trail")
+        XCTAssertTrue(lines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), lines[0])
         XCTAssertEqual(fetched.map(label).sorted(), ["Coast", "Lake", "nil"])
         context.rollback()
     }

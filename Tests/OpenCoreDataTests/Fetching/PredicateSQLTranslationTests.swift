@@ -84,7 +84,10 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("name LIKE[c] %@", ["r*"], " NSCoreDataLike( t0.ZNAME, ?, 1)", binds: ["\"r*\""])
         try assertSQL("name MATCHES %@", ["R.*"], " NSCoreDataMatches( t0.ZNAME, ?, 0)", binds: ["\"R.*\""])
         try assertSQL("name ==[cd] %@", ["cafe"], " NSCoreDataStringCompare(t0.ZNAME, ?, 4, 3, 0)", binds: ["\"cafe\""])
-        try assertSQL("name < %@", ["M"], " NSCoreDataStringCompare(t0.ZNAME, ?, 0, 0, 0)", binds: ["\"M\""])
+        // Ordering without [c]/[d] is plain SQL (bytewise, indexable), as Core Data's string
+        // range SQL is (`t0.ZKEYWORD BETWEEN ? AND ?`, mlsite.net/blog/?p=1150).
+        try assertSQL("name < %@", ["M"], " t0.ZNAME < ?", binds: ["\"M\""])
+        try assertSQL("name <[c] %@", ["M"], " NSCoreDataStringCompare(t0.ZNAME, ?, 0, 1, 0)", binds: ["\"M\""])
         try assertSQL("name IN[c] {'a', 'b'}", [], "( NSCoreDataStringCompare(t0.ZNAME, ?, 4, 1, 0) OR  NSCoreDataStringCompare(t0.ZNAME, ?, 4, 1, 0))", binds: ["\"a\"", "\"b\""])
         try assertSQL("%@ BEGINSWITH name", ["Ridge Trail"], " NSCoreDataStringSearch( ?, t0.ZNAME, 8, 0)", binds: ["\"Ridge Trail\""])
     }

@@ -59,8 +59,9 @@ extension NSManagedObjectContext {
     // MARK: Prefetching
 
     /// Loads the destinations of each relationship key path for all of `objects` at once:
-    /// a to-one's rows by primary key, a to-many's through its foreign key or join table,
-    /// one statement per relationship (per 512 owners). Objects whose relationship is
+    /// a to-one's rows by primary key, a one-to-many's rows by their foreign key (one
+    /// statement per relationship, per 512 owners), a many-to-many's pairs from its join
+    /// table and then the rows not cached yet. Objects whose relationship is
     /// already loaded or changed are left as they are; ordered to-many relationships load
     /// as usual, when touched.
     func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject]) throws {
@@ -125,13 +126,24 @@ extension NSManagedObjectContext {
             return sources.flatMap { toManyMembers($0.value(forKey: relationship.name)) }
         }
         let owners = sources.compactMap { $0.objectID.storeKey?.primaryKey }
-        let pairs = try store.engine.destinationKeys(of: relationship, fromOwners: owners)
+        var pairs: [(Int64, StoreKey)]
+        var fetched: [StoreRow] = []
+        if case .foreignKey(let destination, let keyColumn, _)? = store.engine.schema.toMany(relationship),
+           let inverse = relationship.inverseRelationship?.name
+        {
+            // One statement: the destination rows, each naming its owner in its foreign key.
+            fetched = store.rowCache.store(try store.engine.fetchRows(of: destination, whereKey: keyColumn, in: owners))
+            pairs = fetched.compactMap { row in row.toOne[inverse].map { ($0.primaryKey, row.key) } }
+        } else {
+            // A join table (or a hidden key): the pairs, then the rows not cached yet.
+            pairs = try store.engine.destinationKeys(of: relationship, fromOwners: owners)
+            let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
+            if !missing.isEmpty { fetched = store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+        }
         var byOwner: [Int64: [StoreKey]] = [:]
         for (owner, destination) in pairs { byOwner[owner, default: []].append(destination) }
-        let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
-        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
         var destinations: [NSManagedObject] = []
-        defer { holdCachedRows(of: destinations) }
+        defer { withExtendedLifetime(fetched) { holdCachedRows(of: destinations) } }
         for source in sources {
             guard let owner = source.objectID.storeKey?.primaryKey else { continue }
             let members = (byOwner[owner] ?? []).map { object(for: $0, in: store) }

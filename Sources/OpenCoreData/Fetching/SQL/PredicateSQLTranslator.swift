@@ -201,6 +201,14 @@ final class PredicateSQLTranslator {
                 return SQLFragment(" \(a.sql) = \(b.sql)", binds, nullable: nullable)
             case .notEqualTo where !folding:
                 return SQLFragment(" \(a.sql) <> \(b.sql)", binds, nullable: nullable)
+            case .lessThan where !folding, .lessThanOrEqualTo where !folding, .greaterThan where !folding,
+                 .greaterThanOrEqualTo where !folding:
+                // Plain SQL, compared by SQLite's BINARY collation (UTF-8 bytes), so an index
+                // on the column serves it: Core Data's SQL for a string range is
+                // `t0.ZKEYWORD BETWEEN ? AND ?` (mlsite.net/blog/?p=1150), the fast prefix
+                // search `key >= lower AND key < upper` Apple recommends (WWDC 2013, 211).
+                let symbol = [NSComparisonPredicate.Operator.lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">="][op]!
+                return SQLFragment(" \(a.sql) \(symbol) \(b.sql)", binds, nullable: nullable)
             case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
                 return SQLFragment(" NSCoreDataStringCompare(\(a.sql), \(b.sql), \(op.rawValue), \(SQLFunctions.optionBits(options)), 0)", binds, nullable: nullable)
             case .beginsWith, .endsWith, .contains:

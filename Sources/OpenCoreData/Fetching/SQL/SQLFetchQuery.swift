@@ -55,13 +55,15 @@ extension SQLiteStoreEngine {
     }
 
     /// The rows `query` selects, in its order (`SELECT 0, t0.Z_PK, t0.Z_OPT, … FROM …`).
-    func fetchRows(_ query: SQLFetchQuery, includesSubentities: Bool) throws -> [StoreRow] {
+    /// At SQL debug level 3 and above the last lines of the fetch's log go to `tail`, for
+    /// the caller to print with the objects it makes (``FetchLogTail``).
+    func fetchRows(_ query: SQLFetchQuery, includesSubentities: Bool, tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         lock.lock()
         defer { lock.unlock() }
         let plan = plans.select(query.entity, includesSubentities: includesSubentities, schema: schema)
         let statement = try database.statement(plan.selectSQL + query.tail)
         query.binds.bind(to: statement)
-        return try readRows(statement, plan: plan)
+        return try readRows(statement, plan: plan, tail: tail)
     }
 
     /// The keys of the rows `query` selects, without their values

@@ -15,7 +15,7 @@ import Foundation
 /// | `NSCoreDataStringSearch(text, needle, flags, locale)` | `BEGINSWITH`, `ENDSWITH`, `CONTAINS` (flags as Core Data's: 1 or 0x101 `[c]`, 0x180 `[d]`, 8 anchored = `BEGINSWITH`, 12 anchored backwards = `ENDSWITH`, 2 literal = `[n]`) |
 /// | `NSCoreDataLike(text, pattern, options)` | `LIKE` (options: 1 `[c]`, 2 `[d]`) |
 /// | `NSCoreDataMatches(text, pattern, options)` | `MATCHES` |
-/// | `NSCoreDataStringCompare(left, right, operator, options, locale)` | `==`, `!=`, `<`, `<=`, `>`, `>=` on strings with `[c]`/`[d]`, and ordering without them (operator: `NSPredicateOperatorType` raw value) |
+/// | `NSCoreDataStringCompare(left, right, operator, options, locale)` | `==`, `!=`, `<`, `<=`, `>`, `>=` on strings with `[c]`/`[d]` (without them, plain SQL operators) (operator: `NSPredicateOperatorType` raw value) |
 ///
 /// Collations for `ORDER BY`: `NSCollateNoCase` (`caseInsensitiveCompare:`),
 /// `NSCollateLocaleSensitive` (`localizedCompare:`), `NSCollateLocaleSensitiveNoCase`

@@ -186,6 +186,7 @@ final class SQLiteStatement {
         SQLDebugLog.statement(sql)
         for (index, value) in pendingBindLog { SQLDebugLog.binding(index, value) }
         pendingBindLog.removeAll(keepingCapacity: true)
+        if logLevel >= 4 { database.logQueryPlan(for: sql) }
     }
 
     // MARK: Reading columns
