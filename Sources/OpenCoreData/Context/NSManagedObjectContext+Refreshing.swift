@@ -35,6 +35,7 @@ extension NSManagedObjectContext {
     public func reset() {
         let objectIDs = registeredObjects.map(\.objectID)
         forgetAll()
+        advanceQueryGenerationIfPinned()
         // The recorded actions name objects the context no longer knows.
         undoManager?.removeAllActions()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
@@ -94,7 +95,9 @@ extension NSManagedObjectContext {
             return values.map { childSnapshot(of: object, attributes: $0) }
         }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { return nil }
-        return store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }
+        return readingQueryGeneration {
+            store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }
+        }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

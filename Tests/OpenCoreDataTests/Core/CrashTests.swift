@@ -104,6 +104,7 @@ final class CrashTests: XCTestCase {
         let payload = NSAttributeDescription()
         payload.name = "payload"
         payload.attributeType = .stringAttributeType
+        payload.preservesValueInHistoryOnDeletion = true
         entity.properties = [batch, payload]
         let model = NSManagedObjectModel()
         model.entities = [entity]

@@ -129,6 +129,12 @@ final class SQLiteDatabase {
         return found
     }
 
+    /// The rowid of the last row an INSERT on this connection added.
+    var lastInsertedRowID: Int64 {
+        guard let handle else { return 0 }
+        return sqlite3_last_insert_rowid(handle)
+    }
+
     /// Whether a transaction is open on the connection.
     var isInTransaction: Bool {
         guard let handle else { return false }
