@@ -38,6 +38,8 @@ final class SQLiteStoreEngine {
     var postsRemoteChanges = false
     /// The store this engine serves, for the notifications it posts.
     weak var persistentStore: NSPersistentStore?
+    /// Polls for commits of other connections and processes (see `watchRemoteChanges()`).
+    var remoteChangeWatcher: DispatchSourceTimer?
 
     /// Opens the store at `url`, creating file and schema when missing. `url == nil` or
     /// `/dev/null` means an in-memory database.
@@ -76,7 +78,10 @@ final class SQLiteStoreEngine {
         }
     }
 
-    deinit { connection.close() }
+    deinit {
+        remoteChangeWatcher?.cancel()
+        connection.close()
+    }
 
     /// A timeout option's value in seconds, whatever number type it was given as.
     private static func seconds(_ value: Any?) -> TimeInterval? {
@@ -92,6 +97,8 @@ final class SQLiteStoreEngine {
     func close() {
         lock.lock()
         defer { lock.unlock() }
+        remoteChangeWatcher?.cancel()
+        remoteChangeWatcher = nil
         connection.rollbackQuietly()
         connection.close()
     }

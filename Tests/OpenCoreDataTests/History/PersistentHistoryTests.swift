@@ -292,3 +292,38 @@ final class PersistentHistoryTests: StoreTestCase {
         XCTAssertEqual(try history(first).count, 2, "the failed save left no transaction")
     }
 }
+
+/// The remote-change notification for saves made through another coordinator (as another
+/// process's are): noticed by polling the store, posted with the newest history token.
+final class RemoteChangeNotificationTests: StoreTestCase {
+    func testAnotherCoordinatorsSaveIsPostedAsARemoteChange() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Note"
+        let text = NSAttributeDescription()
+        text.name = "text"
+        text.attributeType = .stringAttributeType
+        entity.properties = [text]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true]
+        let watching = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try watching.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL(), options: options)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL(), options: [NSPersistentHistoryTrackingKey: true])
+        let posted = expectation(description: "remote change")
+        posted.assertForOverFulfill = false
+        var token: NSPersistentHistoryToken?
+        let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: watching, queue: nil) { note in
+            token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken
+            XCTAssertEqual(note.userInfo?[NSStoreUUIDKey] as? String, store.identifier)
+            posted.fulfill()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let writer = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        NSEntityDescription.insertNewObject(forEntityName: "Note", into: writer).setValue("hello", forKey: "text")
+        try writer.save()
+        wait(for: [posted], timeout: 10)
+        XCTAssertEqual(token, other.currentPersistentHistoryToken(fromStores: nil))
+    }
+}

@@ -35,6 +35,7 @@ extension SQLiteStoreEngine {
     /// read-only, with Core Data's fault message on standard error.
     func openHistory(options: [AnyHashable: Any]?) throws {
         postsRemoteChanges = Self.flag(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey])
+        watchRemoteChanges()
         if Self.flag(options?[NSPersistentHistoryTrackingKey]) {
             try inTransaction { try HistorySchema.create(in: connection, schema: schema) }
             historyTracking = true
@@ -194,6 +195,37 @@ extension SQLiteStoreEngine {
     }
 
     // MARK: Notifying
+
+    /// Starts watching for commits made by other connections (other coordinators, other
+    /// processes) and posting `NSPersistentStoreRemoteChange` for them, as Core Data does
+    /// for stores added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+    ///
+    /// SQLite's `PRAGMA data_version` on this engine's connection changes exactly when
+    /// another connection commits, never for this connection's own saves (which
+    /// ``saveDidCommit(historyTransaction:)`` reports). Polled five times a second on a
+    /// background queue; stopped by ``close()``.
+    func watchRemoteChanges() {
+        guard postsRemoteChanges, url != nil, remoteChangeWatcher == nil else { return }
+        var lastVersion = try? dataVersion()
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + 0.2, repeating: 0.2)
+        timer.setEventHandler { [weak self] in
+            guard let self, let version = try? self.dataVersion(), version != lastVersion else { return }
+            lastVersion = version
+            let newest = self.historyTracking ? (try? self.newestHistoryTransaction()) ?? nil : nil
+            self.saveDidCommit(historyTransaction: newest)
+        }
+        remoteChangeWatcher = timer
+        timer.resume()
+    }
+
+    /// `PRAGMA data_version` of the engine's own connection.
+    private func dataVersion() throws -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        guard connection.isOpen else { return 0 }
+        return try connection.quietInteger("PRAGMA data_version") ?? 0
+    }
 
     /// After a committed save: posts `NSPersistentStoreRemoteChange` when the store was
     /// added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
