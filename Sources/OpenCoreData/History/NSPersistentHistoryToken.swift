@@ -22,6 +22,7 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, Codable, 
         super.init()
     }
 
+    /// `true`: tokens decode with `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static var supportsSecureCoding: Bool { true }
 
     /// Archives the token (the store identifiers and transaction numbers, as one JSON blob).
@@ -53,10 +54,12 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, Codable, 
         try container.encode(storeTokens, forKey: .storeTokens)
     }
 
+    /// Whether `object` is a token marking the same transactions.
     public override func isEqual(_ object: Any?) -> Bool {
         (object as? NSPersistentHistoryToken)?.storeTokens == storeTokens
     }
 
+    /// A hash of the stores and transaction numbers.
     public override var hash: Int { storeTokens.hashValue }
 
     /// `<NSPersistentHistoryToken - {"STORE-UUID" = 12;}>`: the transaction number of each store.

@@ -156,6 +156,8 @@ enum HistoryEntities {
 /// Property descriptions are compared by identity, as Objective-C objects are by default:
 /// what lets ``NSPersistentHistoryChange/updatedProperties`` be a `Set`.
 extension NSPropertyDescription: Hashable {
+    /// Whether both are the same description object.
     public static func == (lhs: NSPropertyDescription, rhs: NSPropertyDescription) -> Bool { lhs === rhs }
+    /// Hashes the description's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -58,6 +58,7 @@ open class NSPersistentStore {
         self.engine = engine
         self.storeIdentifier = engine.identifier
         engine.persistentStore = self
+        engine.watchRemoteChanges()
     }
 
     /// The store's unique identifier, a UUID made when the store file was created.

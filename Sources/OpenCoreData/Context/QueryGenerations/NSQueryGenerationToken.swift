@@ -24,6 +24,7 @@ public final class NSQueryGenerationToken: Equatable, CustomStringConvertible {
         self.generation = generation
     }
 
+    /// Whether both tokens name the same generation.
     public static func == (lhs: NSQueryGenerationToken, rhs: NSQueryGenerationToken) -> Bool {
         lhs === rhs || (lhs.generation != nil && lhs.generation === rhs.generation)
     }

@@ -35,7 +35,6 @@ extension SQLiteStoreEngine {
     /// read-only, with Core Data's fault message on standard error.
     func openHistory(options: [AnyHashable: Any]?) throws {
         postsRemoteChanges = Self.flag(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey])
-        watchRemoteChanges()
         if Self.flag(options?[NSPersistentHistoryTrackingKey]) {
             try inTransaction { try HistorySchema.create(in: connection, schema: schema) }
             historyTracking = true
@@ -203,7 +202,8 @@ extension SQLiteStoreEngine {
     /// SQLite's `PRAGMA data_version` on this engine's connection changes exactly when
     /// another connection commits, never for this connection's own saves (which
     /// ``saveDidCommit(historyTransaction:)`` reports). Polled five times a second on a
-    /// background queue; stopped by ``close()``.
+    /// background queue; stopped by ``close()``. Started by the store once it is made,
+    /// after every property the poll reads has been set.
     func watchRemoteChanges() {
         guard postsRemoteChanges, url != nil, remoteChangeWatcher == nil else { return }
         var lastVersion = try? dataVersion()
