@@ -11,7 +11,7 @@ import Foundation
 /// opens the store read-only (and says so on standard error).
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 
-/// Store option: post ``Foundation/Notification/Name/NSPersistentStoreRemoteChange``
+/// Store option: post `Notification.Name.NSPersistentStoreRemoteChange`
 /// whenever the store changes (pass `true`).
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 
