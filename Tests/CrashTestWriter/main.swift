@@ -67,6 +67,9 @@ if mode == "churn" {
         try context.save()
         own += inserted
         print("saved I=\(inserted.map(primaryKey).joined(separator: ",")) U=\(updated.map(primaryKey) ?? "") D=\(deleted.map(primaryKey) ?? "")")
+        // A pause between saves, so that the writers' saves interleave with each other and
+        // with the reader's passes even on a fast disk.
+        usleep(2_000)
     }
     exit(0)
 }
