@@ -327,3 +327,48 @@ final class RemoteChangeNotificationTests: StoreTestCase {
         XCTAssertEqual(token, other.currentPersistentHistoryToken(fromStores: nil))
     }
 }
+
+/// History recorded before a lightweight migration that renumbers entities still names
+/// the right objects afterwards.
+final class HistoryMigrationTests: StoreTestCase {
+    private func model(withAardvark: Bool) -> NSManagedObjectModel {
+        func entity(_ name: String) -> NSEntityDescription {
+            let entity = NSEntityDescription()
+            entity.name = name
+            let title = NSAttributeDescription()
+            title.name = "title"
+            title.attributeType = .stringAttributeType
+            entity.properties = [title]
+            return entity
+        }
+        let model = NSManagedObjectModel()
+        model.entities = withAardvark ? [entity("Aardvark"), entity("Entry")] : [entity("Entry")]
+        return model
+    }
+
+    func testAMigrationThatRenumbersEntitiesKeepsHistoryPointingAtTheSameObjects() throws {
+        var options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
+        let source = model(withAardvark: false)
+        // Code-built models have no sibling versions: the source is registered for the test.
+        NSPersistentStoreCoordinator.extraSourceModels = [source]
+        defer { NSPersistentStoreCoordinator.extraSourceModels = [] }
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: source)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL(), options: options)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context).setValue("kept", forKey: "title")
+            try context.save()
+        }
+        options[NSMigratePersistentStoresAutomaticallyOption] = true
+        options[NSInferMappingModelAutomaticallyOption] = true
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model(withAardvark: true))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL(), options: options)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as! NSPersistentHistoryResult
+        let change = try XCTUnwrap((result.result as! [NSPersistentHistoryTransaction]).first?.changes?.first)
+        XCTAssertEqual(change.changedObjectID.entity.name, "Entry", "Entry is entity 2 now, behind Aardvark")
+        XCTAssertEqual(try context.existingObject(with: change.changedObjectID).value(forKey: "title") as? String, "kept")
+    }
+}
