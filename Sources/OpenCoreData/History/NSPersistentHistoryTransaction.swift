@@ -139,6 +139,44 @@ extension NSPersistentHistoryChange: CustomStringConvertible {
     }
 }
 
+/// Key-value reading for the predicates and sort descriptors of history fetch requests,
+/// numbers as `NSNumber` as Core Data's properties give them.
+extension NSPersistentHistoryTransaction: KeyValueCoding {
+    /// The value of `key` (`author`, `contextName`, `timestamp`, `bundleID`, `processID`,
+    /// `storeID`, `transactionNumber`, `token`, `changes`), or `nil`.
+    public func value(forKey key: String) -> Any? {
+        switch key {
+        case "timestamp": return timestamp
+        case "token": return token
+        case "transactionNumber": return NSNumber(value: transactionNumber)
+        case "storeID": return storeID
+        case "bundleID": return bundleID
+        case "processID": return processID
+        case "contextName": return contextName
+        case "author": return author
+        case "changes": return changes
+        default: return nil
+        }
+    }
+}
+
+extension NSPersistentHistoryChange: KeyValueCoding {
+    /// The value of `key` (`changeID`, `changedObjectID`, `changeType`, `changedEntity`,
+    /// `tombstone`, `updatedProperties`, `transaction`), or `nil`.
+    public func value(forKey key: String) -> Any? {
+        switch key {
+        case "changeID": return NSNumber(value: changeID)
+        case "changedObjectID": return changedObjectID
+        case "changeType": return NSNumber(value: changeType.rawValue)
+        case "changedEntity": return changedEntity
+        case "tombstone": return tombstone
+        case "updatedProperties": return updatedProperties
+        case "transaction": return transaction
+        default: return nil
+        }
+    }
+}
+
 /// The stand-in entities of history fetch requests: not part of any model.
 enum HistoryEntities {
     static let transaction: NSEntityDescription = {

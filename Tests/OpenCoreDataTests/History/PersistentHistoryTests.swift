@@ -170,6 +170,38 @@ final class PersistentHistoryTests: StoreTestCase {
         XCTAssertEqual(((try app.execute(changes) as! NSPersistentHistoryResult).result as! [NSPersistentHistoryChange]).count, 3)
     }
 
+    func testChangeFetchRequestsAndResultTypes() throws {
+        let coordinator = try coordinator(model())
+        let app = context(coordinator, author: "app")
+        let alpine = insert("Alpine", into: app)
+        let brook = insert("Brook", into: app)
+        try app.save()
+        alpine.setValue(3.0, forKey: "length")
+        app.delete(brook)
+        try app.save()
+        let deletions = try XCTUnwrap(NSPersistentHistoryChange.fetchRequest)
+        deletions.predicate = NSPredicate(format: "changeType == %d", NSPersistentHistoryChangeType.delete.rawValue)
+        let byChange = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: deletions)
+        let matched = (try app.execute(byChange) as! NSPersistentHistoryResult).result as! [NSPersistentHistoryTransaction]
+        XCTAssertEqual(matched.count, 1, "only the transaction with a deletion")
+        XCTAssertEqual(matched.first?.changes?.map(\.changedObjectID), [brook.objectID], "with only the matching change")
+        byChange.resultType = .changesOnly
+        XCTAssertEqual(((try app.execute(byChange) as! NSPersistentHistoryResult).result as! [NSPersistentHistoryChange]).count, 1)
+        let ids = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        ids.resultType = .objectIDs
+        XCTAssertEqual((try app.execute(ids) as! NSPersistentHistoryResult).result as? [NSManagedObjectID], [alpine.objectID, brook.objectID])
+        let bare = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        bare.resultType = .transactionsOnly
+        let transactions = (try app.execute(bare) as! NSPersistentHistoryResult).result as! [NSPersistentHistoryTransaction]
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertTrue(transactions.allSatisfy { $0.changes == nil })
+        let newest = try XCTUnwrap(NSPersistentHistoryTransaction.fetchRequest)
+        newest.sortDescriptors = [NSSortDescriptor(key: "transactionNumber", ascending: false)]
+        newest.fetchLimit = 1
+        let last = (try app.execute(NSPersistentHistoryChangeRequest.fetchHistory(withFetch: newest)) as! NSPersistentHistoryResult).result as! [NSPersistentHistoryTransaction]
+        XCTAssertEqual(last.map(\.transactionNumber), [2])
+    }
+
     func testObjectIDNotificationMergesAnotherContextsSave() throws {
         let coordinator = try coordinator(model())
         let importer = context(coordinator, author: "importer")
