@@ -1,17 +1,13 @@
-// A child process for the crash and multi-process tests.
-//
-//   CrashTestWriter STORE            saves batches of 10 objects forever, printing
-//                                    "saved N" after each save returns; the crash test
-//                                    kills it with SIGKILL at random moments.
-//   CrashTestWriter STORE history    the same, with persistent history tracking on.
-//   CrashTestWriter STORE churn N    with history on, N saves that each insert 3 objects,
-//                                    update one and delete one of this process's own,
-//                                    printing "saved I=pk,pk,pk U=pk D=pk" after each.
+// A child process for the crash test: saves batches of 10 objects to the store named by
+// its first argument, forever, printing "saved N" after each save returns. The test
+// kills it with SIGKILL at random moments and checks what the store holds.
 import Foundation
 import OpenCoreData
 
 setvbuf(stdout, nil, _IONBF, 0)
 let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
+// A second argument: "history" saves the same way with persistent history tracking on;
+// "churn N" runs the multi-process history test's writer (ChurnWriter.swift).
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
@@ -41,36 +37,8 @@ container.loadPersistentStores { _, error in
 let context = container.viewContext
 context.transactionAuthor = "writer \(ProcessInfo.processInfo.processIdentifier)"
 
-/// The primary key of a saved object, from its URI (`…/Entry/p12`).
-func primaryKey(_ object: NSManagedObject) -> String { String(object.objectID.uriRepresentation().lastPathComponent.dropFirst()) }
-
 if mode == "churn" {
-    let saves = Int(CommandLine.arguments[3]) ?? 20
-    var own: [NSManagedObject] = []
-    var generator = SystemRandomNumberGenerator()
-    for round in 1...saves {
-        let inserted = (0..<3).map { index -> NSManagedObject in
-            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
-            entry.setValue(Int64(round), forKey: "batch")
-            entry.setValue("\(ProcessInfo.processInfo.processIdentifier)-\(round)-\(index)", forKey: "payload")
-            return entry
-        }
-        var updated: NSManagedObject?
-        var deleted: NSManagedObject?
-        if own.count >= 2 {
-            let victim = own.remove(at: Int.random(in: 0..<own.count, using: &generator))
-            context.delete(victim)
-            deleted = victim
-            updated = own[Int.random(in: 0..<own.count, using: &generator)]
-            updated?.setValue("updated in \(round)", forKey: "payload")
-        }
-        try context.save()
-        own += inserted
-        print("saved I=\(inserted.map(primaryKey).joined(separator: ",")) U=\(updated.map(primaryKey) ?? "") D=\(deleted.map(primaryKey) ?? "")")
-        // A pause between saves, so that the writers' saves interleave with each other and
-        // with the reader's passes even on a fast disk.
-        usleep(2_000)
-    }
+    try runChurnWriter(context: context, saves: Int(CommandLine.arguments[3]) ?? 20)
     exit(0)
 }
 
