@@ -6,6 +6,9 @@ import OpenCoreData
 
 setvbuf(stdout, nil, _IONBF, 0)
 let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
+// A second argument: "history" saves the same way with persistent history tracking on;
+// "churn N" runs the multi-process history test's writer (ChurnWriter.swift).
+let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
 entity.name = "Entry"
@@ -16,12 +19,15 @@ batch.isOptional = false
 let payload = NSAttributeDescription()
 payload.name = "payload"
 payload.attributeType = .stringAttributeType
+payload.preservesValueInHistoryOnDeletion = true
 entity.properties = [batch, payload]
 let model = NSManagedObjectModel()
 model.entities = [entity]
 
 let container = NSPersistentContainer(name: "Crash", managedObjectModel: model)
-container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
+let description = NSPersistentStoreDescription(url: storeURL)
+if mode != "plain" { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
+container.persistentStoreDescriptions = [description]
 container.loadPersistentStores { _, error in
     if let error {
         print("open failed: \(error)")
@@ -29,6 +35,13 @@ container.loadPersistentStores { _, error in
     }
 }
 let context = container.viewContext
+context.transactionAuthor = "writer \(ProcessInfo.processInfo.processIdentifier)"
+
+if mode == "churn" {
+    try runChurnWriter(context: context, saves: Int(CommandLine.arguments[3]) ?? 20)
+    exit(0)
+}
+
 let maximum = NSFetchRequest<NSManagedObject>(entityName: "Entry")
 let existing = try context.fetch(maximum).compactMap { $0.value(forKey: "batch") as? Int64 }.max() ?? 0
 var next = existing + 1

@@ -27,6 +27,11 @@ extension NSManagedObjectContext {
     ///   empty result in place of an error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue()
+        return try readingQueryGeneration { try fetchInGeneration(request) }
+    }
+
+    /// ``fetch(_:)``, reading through the query generation already chosen.
+    private func fetchInGeneration<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
@@ -59,7 +64,7 @@ extension NSManagedObjectContext {
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
         let entity = resolveEntity(of: request)
-        return try matchingCount(entity: entity, request: request)
+        return try readingQueryGeneration { try matchingCount(entity: entity, request: request) }
     }
 
     /// The request's entity, from the request or by name from the model.

@@ -35,6 +35,7 @@ extension NSManagedObjectContext {
     public func reset() {
         let objectIDs = registeredObjects.map(\.objectID)
         forgetAll()
+        advanceQueryGenerationIfPinned()
         // The recorded actions name objects the context no longer knows.
         undoManager?.removeAllActions()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self,
@@ -96,9 +97,12 @@ extension NSManagedObjectContext {
             return values.map { childSnapshot(of: object, attributes: $0) }
         }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { return nil }
-        // The cached row unless it is older than stalenessInterval allows, as when a fault fires.
-        if let cached = store.rowCache.row(for: key), !isStale(cached) { return cached }
-        return readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }.map { store.rowCache.store($0) }
+        // The cached row unless it is older than stalenessInterval allows, as when a fault fires;
+        // a context pinned to a query generation reads its snapshot's rows.
+        return readingQueryGeneration {
+            if let cached = store.rowCache.row(for: key), !isStale(cached) { return cached }
+            return readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }.map { store.rowCache.store($0) }
+        }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -40,6 +40,8 @@ extension NSManagedObjectContext {
         let deleted = identifiers(NSDeletedObjectsKey, NSDeletedObjectIDsKey)
         for context in contexts {
             context.performAndWait {
+                // As in Core Data, merging moves a pinned context to the newest generation.
+                context.advanceQueryGenerationIfPinned()
                 context.mergeRemoteChanges(
                     inserted: inserted.compactMap(context.localObjectID), updated: updated.compactMap(context.localObjectID),
                     deleted: deleted.compactMap(context.localObjectID))

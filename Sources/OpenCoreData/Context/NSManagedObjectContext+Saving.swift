@@ -45,7 +45,8 @@ extension NSManagedObjectContext {
             ])
         }
         let plan = try SavePlan(context: self, coordinator: coordinator)
-        try plan.write()
+        try HistoryOrigin.recording(for: self) { try plan.write() }
+        advanceQueryGenerationIfPinned()
         finishSave(plan)
     }
 

@@ -26,7 +26,7 @@ extension NSManagedObjectContext {
     ///   an entity with a deny rule. Nothing is written then.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
-        try request.execute(in: self)
+        try HistoryOrigin.recording(for: self) { try request.execute(in: self) }
     }
 
     // MARK: Fetches
@@ -132,7 +132,7 @@ extension NSManagedObjectContext {
             var keys: [StoreKey] = []
             let scratch = makeScratchContext()
             defer { withExtendedLifetime(scratch) {} }
-            try store.engine.performSave { _ in
+            try store.engine.performSave { transaction in
                 for object in try storedMatches(fetch, in: store, scratch: scratch) {
                     guard let key = object.objectID.storeKey else { continue }
                     var values: [(NSAttributeDescription, Any?)] = []
@@ -140,7 +140,7 @@ extension NSManagedObjectContext {
                         let value = (given as? NSExpression).map { $0.expressionValue(with: object, context: nil) } ?? given
                         values.append((attribute, try Self.storedValue(value, for: attribute)))
                     }
-                    if try store.engine.batchUpdateRow(key, values: values) {
+                    if try store.engine.batchUpdateRow(key, values: values, in: transaction) {
                         keys.append(key)
                         updatedIDs.append(object.objectID)
                     }

@@ -27,6 +27,10 @@ open class NSManagedObjectContext {
     }
     /// A name for debugging.
     public var name: String?
+    /// The query generation the context reads through (see `setQueryGenerationFrom(_:)`).
+    var pinnedGeneration: NSQueryGenerationToken?
+    /// The author recorded in persistent history for this context's saves.
+    public var transactionAuthor: String?
     /// The context this one saves into, or `nil` when it saves to the coordinator's stores.
     ///
     /// A child context fetches through its parent, so it sees the parent's unsaved
@@ -339,16 +343,18 @@ open class NSManagedObjectContext {
             return registered
         }
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
-        guard let key = objectID.storeKey, let store = objectID.persistentStore,
-            let row = try store.engine.fetchRows(for: [key]).first
-        else {
-            throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
+        return try readingQueryGeneration {
+            guard let key = objectID.storeKey, let store = objectID.persistentStore,
+                let row = try store.engine.fetchRows(for: [key]).first
+            else {
+                throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
+            }
+            let cached = store.rowCache.store(row)
+            let object = object(for: key, in: store)
+            if object.state.isFault { object.state.heldRow = cached }
+            object.fulfillFaultIfNeeded()
+            return object
         }
-        let cached = store.rowCache.store(row)
-        let object = object(for: key, in: store)
-        if object.state.isFault { object.state.heldRow = cached }
-        object.fulfillFaultIfNeeded()
-        return object
     }
 
     /// The object with `objectID` if the context has it registered, else `nil`.
@@ -500,6 +506,10 @@ open class NSManagedObjectContext {
             fulfillFaultFromParent(object)
             return
         }
+        readingQueryGeneration { fulfillFaultFromStore(object) }
+    }
+
+    private func fulfillFaultFromStore(_ object: NSManagedObject) {
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
             object.state.isFault = false
             return
@@ -547,6 +557,10 @@ open class NSManagedObjectContext {
     /// a `Set` or `NSOrderedSet` for a to-many.
     func loadRelationship(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> Any? {
         if parent != nil { return loadRelationshipFromParent(relationship, of: object) }
+        return readingQueryGeneration { loadRelationshipFromStore(relationship, of: object) }
+    }
+
+    private func loadRelationshipFromStore(_ relationship: NSRelationshipDescription, of object: NSManagedObject) -> Any? {
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else {
             return object.emptyValue(for: relationship)
         }

@@ -50,7 +50,7 @@ extension NSManagedObject {
             return context.objectID(for: destination, storeOf: self).map { [$0] } ?? []
         }
         guard let source = objectID.storeKey, let store = objectID.persistentStore else { return [] }
-        let keys = readingStore(for: objectID) { try store.engine.destinationKeys(of: relationship, from: source) }
+        let keys = context.readingQueryGeneration { readingStore(for: objectID) { try store.engine.destinationKeys(of: relationship, from: source) } }
         return keys.compactMap { context.objectID(for: $0, storeOf: self) }
     }
 

@@ -42,17 +42,23 @@ open class NSPersistentStore {
 
     /// The storage engine doing the SQL work; in-memory stores use an in-memory database.
     let engine: SQLiteStoreEngine
-    /// Rows last read or written, by key: lets faults fire without SQL.
-    let rowCache = RowCache()
+    /// Rows last read or written, by key: lets faults fire without SQL. While a context
+    /// pinned to a query generation reads on this thread, the rows of its snapshot.
+    var rowCache: RowCache { GenerationScope.current?.snapshot(for: engine)?.rowCache ?? sharedRowCache }
+    /// The rows of the store's newest state, shared by every unpinned context.
+    private let sharedRowCache = RowCache()
 
     init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: SQLiteStoreEngine) {
         self.type = type
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
         self.url = url
         self.options = options
-        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        // A store with history opened without tracking is read-only, as in Core Data.
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false || engine.isReadOnlyWithoutHistory
         self.engine = engine
         self.storeIdentifier = engine.identifier
+        engine.persistentStore = self
+        engine.watchRemoteChanges()
     }
 
     /// The store's unique identifier, a UUID made when the store file was created.

@@ -17,6 +17,10 @@ final class SQLiteSaveTransaction {
     }
 
     private let database: SQLiteDatabase
+    /// Records this save's persistent history, when the store tracks it.
+    private lazy var history: HistoryRecorder? = engine.historyTracking ? HistoryRecorder(engine: engine, database: database) : nil
+    /// The history recorded, if any change was.
+    var recordedHistory: HistoryRecorder? { engine.historyTracking ? history : nil }
     /// An entity's plan and statements, prepared once per save.
     private final class EntityWriter {
         let mapped: StoreEntity
@@ -44,6 +48,12 @@ final class SQLiteSaveTransaction {
         }
     }
 
+    /// Records an update of `slots` of row `key` made with SQL of its own (batch updates,
+    /// the delete rules of batch deletes).
+    func recordUpdate(_ key: StoreKey, slots: Set<Int>?) throws {
+        try history?.recordUpdate(key, slots: slots)
+    }
+
     /// Reserves `count` primary keys for `entity` inside this save.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64> {
         try checkActive()
@@ -61,6 +71,7 @@ final class SQLiteSaveTransaction {
         statement.bindKey(row.version, at: 3)
         try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
         try statement.execute()
+        try history?.recordInsert(row.key)
     }
 
     /// Writes the columns of the properties in `changedSlots` (slots of the row's entity's
@@ -92,6 +103,10 @@ final class SQLiteSaveTransaction {
         statement.bindKey(expectedVersion, at: next + 2)
         try statement.execute()
         guard statement.changes == 1 else { return false }
+        if let history {
+            let properties = row.entity.propertyTable.all
+            try history.recordUpdate(row.key, slots: changedSlots.map { Set($0.filter { !properties[$0].isTransient }) })
+        }
         for (name, old) in previous {
             let written = writtenExternalColumns[name]
             if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
@@ -118,6 +133,7 @@ final class SQLiteSaveTransaction {
         if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: nil) {
             for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
+        try history?.recordDelete(key)
         let statement = try prepared(&writer.delete, plan.deleteSQL)
         statement.bindKey(key.primaryKey, at: 1)
         try statement.execute()

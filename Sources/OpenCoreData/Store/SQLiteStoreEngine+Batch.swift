@@ -10,10 +10,11 @@ extension SQLiteStoreEngine {
     /// Sets `values` (attribute name to stored Swift value, `nil` for NULL) on the row
     /// `key` and adds one to its `Z_OPT`, as Core Data's batch update does. Returns false
     /// when the row does not exist. The caller holds the save transaction.
-    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)]) throws -> Bool {
+    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)], in transaction: SQLiteSaveTransaction? = nil) throws -> Bool {
         let mapped = try storeEntity(number: key.entityNumber)
         var assignments: [String] = []
         var bindings: [(Any?, AttributeStorage, NSAttributeDescription)] = []
+        var slots = Set<Int>()
         for (attribute, value) in values {
             guard let slot = mapped.attributes.first(where: { $0.attribute === attribute || $0.attribute.name == attribute.name }) else {
                 throw coreDataError(NSPersistentStoreOperationError, userInfo: [
@@ -21,6 +22,7 @@ extension SQLiteStoreEngine {
                 ])
             }
             assignments.append("\(mapped.table.columns[slot.column].name) = ?")
+            slots.insert(slot.slot)
             bindings.append((value, slot.storage, slot.attribute))
         }
         assignments.append("Z_OPT = Z_OPT + 1")
@@ -32,7 +34,9 @@ extension SQLiteStoreEngine {
         }
         statement.bindKey(key.primaryKey, at: index)
         try statement.execute()
-        return statement.changes == 1
+        guard statement.changes == 1 else { return false }
+        try transaction?.recordUpdate(key, slots: slots)
+        return true
     }
 
     /// Whether the row `key` exists.
@@ -106,6 +110,7 @@ extension SQLiteStoreEngine {
                             } else {
                                 try clearToOne(inverse, of: destination)
                             }
+                            try recordChange(of: inverse, in: destination, transaction)
                             changed.insert(destination)
                         }
                     } else if !inverse.isToMany {
@@ -113,6 +118,7 @@ extension SQLiteStoreEngine {
                         if mandatory { throw Self.triggerViolation("manadatory OTM nullify inverse on \(entityName)/\(relationship.name)") }
                         for destination in destinations {
                             try clearToOne(inverse, of: destination)
+                            try recordChange(of: inverse, in: destination, transaction)
                             changed.insert(destination)
                         }
                     } else if mandatory {
@@ -147,6 +153,12 @@ extension SQLiteStoreEngine {
     }
 
     // MARK: Helpers
+
+    /// Records in history that the delete rules changed `relationship` of row `key`.
+    private func recordChange(of relationship: NSRelationshipDescription, in key: StoreKey, _ transaction: SQLiteSaveTransaction) throws {
+        let slot = try storeEntity(number: key.entityNumber).entity.propertyTable.slotByName[relationship.name]
+        try transaction.recordUpdate(key, slots: slot.map { [$0] } ?? nil)
+    }
 
     /// `UPDATE … SET Z_OPT = Z_OPT + 1` on one row.
     private func bumpVersion(_ key: StoreKey) throws {

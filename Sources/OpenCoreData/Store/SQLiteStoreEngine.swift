@@ -18,7 +18,12 @@ final class SQLiteStoreEngine {
 
     let lock = NSRecursiveLock()
     /// The connection; closed by ``close()``.
-    let database: SQLiteDatabase
+    let connection: SQLiteDatabase
+    /// The connection reads go through: the snapshot's, while a context pinned to a query
+    /// generation reads on this thread (see `GenerationScope`), else ``connection``.
+    var database: SQLiteDatabase { GenerationScope.current?.snapshot(for: self)?.connection ?? connection }
+    /// Whether the store is a file in WAL journal mode, which query generations need.
+    let usesWriteAheadLog: Bool
     private var storedMetadata: [String: Any] = [:]
     /// Metadata written inside the running save, applied when it commits.
     var pendingMetadata: [String: Any]?
@@ -30,6 +35,17 @@ final class SQLiteStoreEngine {
     let derivedAttributes: DerivedAttributeSQL
     /// The rows those triggers wrote since the last save looked (``DerivedValueReports``).
     let derivedValueReports = DerivedValueReports()
+    /// Whether saves record persistent history (`NSPersistentHistoryTrackingKey`).
+    var historyTracking = false
+    /// Set when a store with history was opened without tracking: Core Data then opens
+    /// it read-only.
+    var isReadOnlyWithoutHistory = false
+    /// Whether to post `NSPersistentStoreRemoteChange` after each save.
+    var postsRemoteChanges = false
+    /// The store this engine serves, for the notifications it posts.
+    weak var persistentStore: NSPersistentStore?
+    /// Polls for commits of other connections and processes (see `watchRemoteChanges()`).
+    var remoteChangeWatcher: DispatchSourceTimer?
 
     /// Opens the store at `url`, creating file and schema when missing. `url == nil` or
     /// `/dev/null` means an in-memory database.
@@ -63,7 +79,11 @@ final class SQLiteStoreEngine {
         if let url = self.url {
             try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        self.database = try SQLiteDatabase(path: self.url?.path)
+        self.connection = try SQLiteDatabase(path: self.url?.path)
+        let pragmas = options?["NSSQLitePragmasOption"] as? [String: Any] ?? [:]
+        let journalMode = pragmas.first { $0.key.lowercased() == "journal_mode" }.map { "\($0.value)".lowercased() }
+        self.usesWriteAheadLog = !inMemory && (journalMode == nil || journalMode == "wal")
+        let database = connection
         // NSPersistentStoreTimeoutOption: seconds to wait for another connection's lock.
         if let timeout = Self.seconds(options?[NSPersistentStoreTimeoutOption]) { database.setBusyTimeout(seconds: timeout) }
         // The predicate and sort functions fetches translated to SQL call (Fetching/SQL).
@@ -71,13 +91,17 @@ final class SQLiteStoreEngine {
         do {
             try applyPragmas(options?["NSSQLitePragmasOption"] as? [String: Any] ?? [:], inMemory: inMemory)
             storedMetadata = try openOrCreateSchema()
+            try openHistory(options: options)
         } catch {
             database.close()
             throw error
         }
     }
 
-    deinit { database.close() }
+    deinit {
+        remoteChangeWatcher?.cancel()
+        connection.close()
+    }
 
     /// A timeout option's value in seconds, whatever number type it was given as.
     private static func seconds(_ value: Any?) -> TimeInterval? {
@@ -93,8 +117,10 @@ final class SQLiteStoreEngine {
     func close() {
         lock.lock()
         defer { lock.unlock() }
-        database.rollbackQuietly()
-        database.close()
+        remoteChangeWatcher?.cancel()
+        remoteChangeWatcher = nil
+        connection.rollbackQuietly()
+        connection.close()
     }
 
     // MARK: Metadata
@@ -200,6 +226,14 @@ final class SQLiteStoreEngine {
     /// it, and the error is rethrown. Files of replaced or deleted values are removed after
     /// the commit.
     func performSave(_ body: (SQLiteSaveTransaction) throws -> Void) throws {
+        // Writes go to the store's own connection, never to a query generation's snapshot.
+        let historyNumber = try GenerationScope.with(nil) { try performSaveUnpinned(body) }
+        // Outside the lock: observers may read the store at once, from any queue.
+        saveDidCommit(historyTransaction: historyNumber)
+    }
+
+    /// ``performSave(_:)`` under the lock; returns the history transaction it recorded.
+    private func performSaveUnpinned(_ body: (SQLiteSaveTransaction) throws -> Void) throws -> Int64? {
         lock.lock()
         defer { lock.unlock() }
         let transaction = SQLiteSaveTransaction(engine: self)
@@ -221,6 +255,7 @@ final class SQLiteStoreEngine {
         if let pendingMetadata { storedMetadata = pendingMetadata }
         pendingMetadata = nil
         unsavedMetadata = nil
+        return transaction.recordedHistory?.transactionNumber
     }
 
     /// `BEGIN EXCLUSIVE`, `body`, `COMMIT`; `ROLLBACK` and rethrow on any error.

@@ -81,6 +81,7 @@ final class SQLiteStoreMigration {
         }
         for name in rebuiltOld { try database.executeUncached("DROP TABLE Z_OLD_\(name)") }
         for sql in newIndexes where !kept.contains(sql) { try database.executeUncached(sql) }
+        try renumberHistory()
         try writePrimaryKeyTable(old: primaryKeys)
         for trigger in derived.createTriggers() { try database.executeUncached(trigger) }
         for update in derived.recomputeAll() { try database.executeUncached(update) }
@@ -109,6 +110,21 @@ final class SQLiteStoreMigration {
         var rows: [Int: (String, Int64)] = [:]
         while try statement.step() { rows[Int(statement.int64(0))] = (statement.string(1), statement.int64(2)) }
         return rows
+    }
+
+    /// Persistent history names each changed object by entity number and `Z_PK`: moves
+    /// it along with its row. Changes of entities the new model drops get entity 0, which
+    /// names nothing, so that they are never taken for another entity's objects.
+    private func renumberHistory() throws {
+        guard try database.tableExists("ACHANGE") else { return }
+        let entities = plan.moves.map { "WHEN \($0.old.number) THEN \($0.new.number)" }.joined(separator: " ")
+        let keys = plan.moves.compactMap { move in
+            keyOffsets[move.old.number].map { "WHEN \(move.old.number) THEN ZENTITYPK + \($0)" }
+        }.joined(separator: " ")
+        let newKey = keys.isEmpty ? "ZENTITYPK" : "CASE ZENTITY \(keys) ELSE ZENTITYPK END"
+        let newEntity = entities.isEmpty ? "0" : "CASE ZENTITY \(entities) ELSE 0 END"
+        // SQLite computes every new value from the row as it was.
+        try database.executeUncached("UPDATE ACHANGE SET ZENTITYPK = \(newKey), ZENTITY = \(newEntity)")
     }
 
     /// Gives the rows of each extra old table landing in a new table keys above those of

@@ -129,6 +129,29 @@ final class SQLiteDatabase {
         return found
     }
 
+    /// The first column of the first row of `sql` as an integer, run without the SQL
+    /// debug log: for polls of the store's own bookkeeping, which Core Data does not log.
+    func quietInteger(_ sql: String) throws -> Int64? {
+        guard let handle else { throw closedError() }
+        var statement: OpaquePointer?
+        var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        if code == SQLITE_OK { code = sqlite3_step(statement) }
+        switch code {
+        case SQLITE_ROW: return sqlite3_column_int64(statement, 0)
+        case SQLITE_DONE, SQLITE_OK: return nil
+        default:
+            let failure = SQLiteDatabase.failure(handle, code)
+            throw SQLiteError.execute(sql: sql, code: failure.code, message: failure.message)
+        }
+    }
+
+    /// The rowid of the last row an INSERT on this connection added.
+    var lastInsertedRowID: Int64 {
+        guard let handle else { return 0 }
+        return sqlite3_last_insert_rowid(handle)
+    }
+
     /// Whether a transaction is open on the connection.
     var isInTransaction: Bool {
         guard let handle else { return false }
