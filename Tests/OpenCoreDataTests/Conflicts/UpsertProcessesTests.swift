@@ -16,7 +16,7 @@ final class UpsertProcessesTests: XCTestCase {
         // The store exists before the writers start, so they never race to create it.
         _ = try open(store)
 
-        let rounds = 60
+        let rounds = 150
         let names = ["alpha", "beta"]
         var outputs: [String: Pipe] = [:]
         var processes: [Process] = []
