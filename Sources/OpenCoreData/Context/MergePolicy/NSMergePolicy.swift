@@ -86,6 +86,7 @@ open class NSMergePolicy: NSObject {
         for conflict in list { ConstraintResolution.resolve(conflict, as: mergeType) }
     }
 
+    /// `<NSMergePolicy: 0x…>`, with the subclass's name for a policy of your own.
     open override var description: String {
         "<\(String(describing: type(of: self))): \(cocoaAddress(of: self))>"
     }
