@@ -199,4 +199,34 @@ final class UniquenessConstraintTests: ConflictTestCase {
         XCTAssertEqual(stored.count, 50)
         XCTAssertTrue(stored.values.allSatisfy { $0.rating == 2 })
     }
+
+    /// A batch insert into an entity with a uniqueness constraint, run by a context whose
+    /// policy is object trump, updates the rows whose values are stored (augmentedcode.io,
+    /// "Importing items from network to a Core Data store", 2021) and writes every
+    /// attribute, defaults included (a public Q&A reports a batch upsert resetting an
+    /// attribute the handler did not set).
+    func testABatchInsertUnderObjectTrumpUpdatesStoredRows() throws {
+        let setup = newContext()
+        insertHike("first", on: insertTrail("Ridge", rating: 3, lengthKm: 10, country: "NO", into: setup), into: setup)
+        try setup.save()
+        let importer = newContext()
+        importer.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        let request = NSBatchInsertRequest(entityName: "Trail", objects: [
+            ["name": "Ridge", "rating": 4.5], ["name": "Coast", "rating": 2.0], ["name": "Coast", "rating": 2.5],
+        ])
+        request.resultType = .objectIDs
+        let result = try importer.execute(request) as! NSBatchInsertResult
+        XCTAssertEqual((result.result as? [NSManagedObjectID])?.count, 3)
+        let stored = try storedTrails()
+        XCTAssertEqual(stored.count, 2, "no duplicate, within the batch or against the store")
+        XCTAssertEqual(stored["Ridge"]?.rating, 4.5)
+        XCTAssertNil(stored["Ridge"]?.country, "every attribute is written, as in Core Data")
+        XCTAssertEqual(stored["Ridge"]?.hikes, ["first"], "relationships stay")
+        XCTAssertEqual(stored["Coast"]?.rating, 2.5)
+
+        let strict = newContext()
+        XCTAssertThrowsError(try strict.execute(NSBatchInsertRequest(entityName: "Trail", objects: [["name": "Ridge"]])),
+                             "under the error policy a duplicate fails the batch")
+        XCTAssertEqual(try storedTrails()["Ridge"]?.rating, 4.5)
+    }
 }
