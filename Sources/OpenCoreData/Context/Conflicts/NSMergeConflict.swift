@@ -86,7 +86,7 @@ open class NSConstraintConflict: NSObject {
         self.conflictingSnapshots = conflictingSnapshots.map { ($0 as? [AnyHashable: Any]) ?? [:] }
         var values: [String: Any] = [:]
         if let last = conflictingObjects.last {
-            for name in contraint { values[name] = last.value(forKey: name) ?? NSNull() }
+            for name in contraint where last.entity.propertiesByName[name] != nil { values[name] = last.value(forKey: name) ?? NSNull() }
         }
         constraintValues = values
         super.init()
