@@ -22,7 +22,22 @@ func upsertModel() -> NSManagedObjectModel {
     return model
 }
 
+/// Object trump, counting the conflicts it settles (printed with each save).
+final class CountingObjectTrump: NSMergePolicy {
+    var locking = 0, constraints = 0
+    init() { super.init(merge: .mergeByPropertyObjectTrumpMergePolicyType) }
+    override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
+        locking += list.count
+        try super.resolve(optimisticLockingConflicts: list)
+    }
+    override func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
+        constraints += list.count
+        try super.resolve(constraintConflicts: list)
+    }
+}
+
 func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
+    let policy = CountingObjectTrump()
     let container = NSPersistentContainer(name: "Upserts", managedObjectModel: upsertModel())
     container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
     container.loadPersistentStores { _, error in
@@ -34,7 +49,7 @@ func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
     for round in 1...rounds {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = container.persistentStoreCoordinator
-        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        context.mergePolicy = policy
         func upsert(_ key: String) {
             let row = NSEntityDescription.insertNewObject(forEntityName: "Row", into: context)
             row.setValue(key, forKey: "key")
@@ -52,6 +67,8 @@ func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
                 existing.setValue(Int64(round), forKey: "round")
                 keys.append(changed)
             }
+            // A pause between reading and saving, so the other writer's saves land in it.
+            usleep(UInt32.random(in: 0...3_000))
             upsert("ledger-\(name)")
             upsert("\(name)-\(round)")
             try context.save()
@@ -59,7 +76,7 @@ func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
             print("failed \(round): \(error)")
             exit(3)
         }
-        print("saved \(round) \(keys.joined(separator: ","))")
+        print("saved \(round) \(keys.joined(separator: ",")) \(policy.locking) \(policy.constraints)")
     }
     exit(0)
 }

@@ -50,6 +50,7 @@ final class UpsertProcessesTests: XCTestCase {
 
         // What each writer saw saved: its rounds, and the shared keys each round wrote.
         var written: [String: Set<String>] = [:]   // shared key -> "writer/round" pairs
+        var lockingConflicts = 0, constraintConflicts = 0
         for name in names {
             let lines = (text[name] ?? "").split(separator: "\n").filter { $0.hasPrefix("saved ") }
             XCTAssertEqual(lines.count, rounds, "\(name) saved every round")
@@ -57,7 +58,15 @@ final class UpsertProcessesTests: XCTestCase {
                 let parts = line.split(separator: " ")
                 for key in parts[2].split(separator: ",") { written[String(key), default: []].insert("\(name)/\(parts[1])") }
             }
+            if let last = lines.last?.split(separator: " "), last.count == 5 {
+                lockingConflicts += Int(last[3]) ?? 0
+                constraintConflicts += Int(last[4]) ?? 0
+            }
         }
+
+        // Every round upserts keys the store already holds: the constraint path ran.
+        XCTAssertGreaterThan(constraintConflicts, rounds)
+        print("conflicts settled by the writers: \(lockingConflicts) optimistic locking, \(constraintConflicts) constraint")
 
         let context = try open(store).viewContext
         let rows = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Row"))
