@@ -18,6 +18,13 @@ extension NSEntityDescription {
     }
 }
 
+/// Identifies a constraint (declaring entity and names) and, with `values`, one group.
+private struct ConstraintKey: Hashable {
+    let entity: ObjectIdentifier
+    let names: [String]
+    var values: [AnyHashable] = []
+}
+
 /// The objects of one save that share the values of one constraint.
 private struct ConstraintGroup {
     let declaring: NSEntityDescription
@@ -45,12 +52,15 @@ extension SavePlan {
         }
         guard !candidates.isEmpty else { return [] }
         var groups: [ConstraintGroup] = []
-        var index: [String: Int] = [:]
+        var index: [ConstraintKey: Int] = [:]
+        var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String])]] = [:]
         for object in candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
-            for (declaring, names) in object.entity.applicableUniquenessConstraints {
+            let applicable = rules[ObjectIdentifier(object.entity)] ?? object.entity.applicableUniquenessConstraints
+            rules[ObjectIdentifier(object.entity)] = applicable
+            for (declaring, names) in applicable {
                 guard let values = Self.constraintValues(names, of: object.state.values, table: object.entity.propertyTable) else { continue }
-                let id = "\(ObjectIdentifier(declaring).hashValue)|\(names)|\(values)"
-                if let position = index[id], groups[position].values == values {
+                let id = ConstraintKey(entity: ObjectIdentifier(declaring), names: names, values: values)
+                if let position = index[id] {
                     groups[position].objects.append(object)
                 } else {
                     index[id] = groups.count
@@ -93,8 +103,8 @@ extension SavePlan {
     /// query per group for a compound one.
     private func findStoredRows(for groups: inout [ConstraintGroup], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
         let engine = store.engine
-        var byConstraint: [String: [Int]] = [:]
-        for (position, group) in groups.enumerated() { byConstraint["\(ObjectIdentifier(group.declaring).hashValue)|\(group.names)", default: []].append(position) }
+        var byConstraint: [ConstraintKey: [Int]] = [:]
+        for (position, group) in groups.enumerated() { byConstraint[ConstraintKey(entity: ObjectIdentifier(group.declaring), names: group.names), default: []].append(position) }
         for positions in byConstraint.values {
             let first = groups[positions[0]]
             let table = first.declaring.propertyTable
