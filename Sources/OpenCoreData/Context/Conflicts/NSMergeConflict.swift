@@ -64,31 +64,37 @@ open class NSConstraintConflict: NSObject {
     /// The property names of the violated constraint.
     public let constraint: [String]
     /// The values the conflicting objects share, by property name (`NSNull` for nil).
-    public let constraintValues: [String: Any]
+    public var constraintValues: [String: Any] { sharedValues }
     /// The object whose row in the store already has these values; `nil` when the
     /// conflict is only among objects being saved.
     public let databaseObject: NSManagedObject?
     /// The values of `databaseObject`'s row in the store.
-    public let databaseSnapshot: [String: Any]?
+    public var databaseSnapshot: [String: Any]? { givenDatabaseSnapshot ?? rowSnapshot }
     /// The objects being saved that have these values.
     public let conflictingObjects: [NSManagedObject]
     /// The saved values of each of `conflictingObjects` (empty for an inserted object).
     public let conflictingSnapshots: [[AnyHashable: Any]]
     /// `databaseObject`'s row as read during the save.
     var databaseRow: StoreRow?
+    private let givenDatabaseSnapshot: [String: Any]?
+    // Made on first use: the built-in policies never read them, and an import of
+    // thousands of stored objects would pay for every one.
+    private lazy var rowSnapshot: [String: Any]? = databaseRow.flatMap { row in databaseObject.map { snapshotDictionary(of: row, owner: $0) } }
+    private lazy var sharedValues: [String: Any] = {
+        var values: [String: Any] = [:]
+        if let last = conflictingObjects.last {
+            for name in constraint where last.entity.propertiesByName[name] != nil { values[name] = last.value(forKey: name) ?? NSNull() }
+        }
+        return values
+    }()
 
     /// A conflict over `contraint` (Core Data's own spelling of the label).
     public init(constraint contraint: [String], database databaseObject: NSManagedObject?, databaseSnapshot: [String: Any]?, conflicting conflictingObjects: [NSManagedObject], conflictingSnapshots: [Any]) {
         constraint = contraint
         self.databaseObject = databaseObject
-        self.databaseSnapshot = databaseSnapshot
+        givenDatabaseSnapshot = databaseSnapshot
         self.conflictingObjects = conflictingObjects
         self.conflictingSnapshots = conflictingSnapshots.map { ($0 as? [AnyHashable: Any]) ?? [:] }
-        var values: [String: Any] = [:]
-        if let last = conflictingObjects.last {
-            for name in contraint where last.entity.propertiesByName[name] != nil { values[name] = last.value(forKey: name) ?? NSNull() }
-        }
-        constraintValues = values
         super.init()
     }
 

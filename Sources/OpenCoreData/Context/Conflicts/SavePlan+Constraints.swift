@@ -76,7 +76,7 @@ extension SavePlan {
             let databaseObject = row.map { store.rowCache.store($0) }.map { context.object(for: $0.key, in: store) }
             let conflict = NSConstraintConflict(
                 constraint: group.names, database: databaseObject,
-                databaseSnapshot: row.flatMap { row in databaseObject.map { snapshotDictionary(of: row, owner: $0) } },
+                databaseSnapshot: nil,  // made from databaseRow when first asked for
                 conflicting: group.objects,
                 conflictingSnapshots: group.objects.map { object -> [String: Any] in
                     guard !object.state.isInserted, let snapshot = object.state.snapshot else { return [:] }
