@@ -110,7 +110,7 @@ extension SavePlan {
             let table = first.declaring.propertyTable
             let attributes = first.names.map { table.byName[$0] as? NSAttributeDescription }
             func publicValue(_ value: AnyHashable, _ i: Int) -> Any {
-                attributes[i].map { AttributeValues.public(value.base, for: $0) ?? value.base } ?? value.base
+                attributes[i].map { AttributeValues.public(value.base, for: $0) } ?? value.base
             }
             var predicates: [NSPredicate] = []
             if first.names.count == 1 {
