@@ -82,6 +82,7 @@ let package = Package(
             name: "upsert-benchmarks",
             dependencies: [
                 .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Sources/UpsertBenchmarks",

@@ -13,11 +13,14 @@
 //   5,000 inserts become updates of the stored rows, 5,000 are new rows;
 // - hand-written SQL: `BEGIN`, one prepared `INSERT INTO ZTRAIL(…) VALUES(…) ON
 //   CONFLICT(ZNAME) DO UPDATE SET …, Z_OPT = Z_OPT + 1` per trail, the key counter in
-//   Z_PRIMARYKEY, `COMMIT`.
+//   Z_PRIMARYKEY, `COMMIT`;
+// - GRDB 7.10.0: a record type on the same table, `upsert(_:)` for each trail in one
+//   `write` (GRDB's own `INSERT … ON CONFLICT DO UPDATE … RETURNING`).
 //
 // Medians of wall-clock time and their ratio (goal: OpenCoreData ≤ 3 × hand-written).
 // Each run is checked: 15,000 rows, and "Trail 5000" carries the new rating.
 import Foundation
+import GRDB
 import GRDBSQLite
 import OpenCoreData
 
@@ -187,14 +190,44 @@ func runSQLite() throws -> Double {
     return time
 }
 
+/// A trail row as a GRDB record, on the table OpenCoreData writes.
+struct TrailRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "ZTRAIL"
+    var Z_ENT: Int64 = 1
+    var Z_OPT: Int64 = 1
+    var ZNAME: String
+    var ZRATING: Double
+    var ZLENGTHKM: Double
+    var ZNOTES: String
+}
+
+func runGRDB() throws -> Double {
+    let url = try freshCopy("grdb.sqlite")
+    var configuration = Configuration()
+    configuration.journalMode = .wal
+    let dbQueue = try DatabaseQueue(path: url.path, configuration: configuration)
+    let time = try seconds {
+        try dbQueue.write { db in
+            for index in stored / 2..<(stored / 2 + imported) {
+                let record = TrailRecord(ZNAME: "Trail \(index)", ZRATING: 4.9, ZLENGTHKM: Double(index % 500), ZNOTES: "Imported notes \(index)")
+                try record.upsert(db)
+            }
+        }
+    }
+    try dbQueue.close()
+    check(url)
+    return time
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-var sqliteTimes: [Double] = [], openCoreDataTimes: [Double] = [], insertOnlyTimes: [Double] = []
+var sqliteTimes: [Double] = [], openCoreDataTimes: [Double] = [], insertOnlyTimes: [Double] = [], grdbTimes: [Double] = []
 for _ in 0..<repetitions {
     sqliteTimes.append(try runSQLite())
+    grdbTimes.append(try runGRDB())
     openCoreDataTimes.append(try runOpenCoreData())
     insertOnlyTimes.append(try runOpenCoreDataInsertOnly())
 }
@@ -202,7 +235,8 @@ let floor = median(sqliteTimes), ours = median(openCoreDataTimes), insertOnly = 
 print("| \(imported) objects, half stored | median | ÷ SQLite upsert |")
 print("|---|---:|---:|")
 print(String(format: "| SQLite C API, INSERT … ON CONFLICT DO UPDATE | %.1f ms | 1.00 |", floor * 1000))
+print(String(format: "| GRDB 7.10.0, record upsert(_:) | %.1f ms | %.2f |", median(grdbTimes) * 1000, median(grdbTimes) / floor))
 print(String(format: "| OpenCoreData, constraint + object trump (upsert) | %.1f ms | %.2f |", ours * 1000, ours / floor))
 print(String(format: "| OpenCoreData, the same objects all new (insert only) | %.1f ms | %.2f |", insertOnly * 1000, insertOnly / floor))
 func list(_ times: [Double]) -> String { times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", ") }
-print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], upsert [\(list(openCoreDataTimes))], insert only [\(list(insertOnlyTimes))]")
+print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], GRDB [\(list(grdbTimes))], upsert [\(list(openCoreDataTimes))], insert only [\(list(insertOnlyTimes))]")
