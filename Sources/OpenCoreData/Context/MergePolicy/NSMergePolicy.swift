@@ -94,12 +94,12 @@ open class NSMergePolicy: NSObject {
 
 /// The default merge policy, as the Objective-C global Core Data's Swift overlay exposes
 /// (typed `Any`); the same object as ``NSMergePolicy/error``.
-nonisolated(unsafe) public var NSErrorMergePolicy: Any = NSMergePolicy.error
+nonisolated(unsafe) public let NSErrorMergePolicy: Any = NSMergePolicy.error
 /// ``NSMergePolicy/mergeByPropertyStoreTrump`` under its Objective-C name.
-nonisolated(unsafe) public var NSMergeByPropertyStoreTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyStoreTrump
+nonisolated(unsafe) public let NSMergeByPropertyStoreTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyStoreTrump
 /// ``NSMergePolicy/mergeByPropertyObjectTrump`` under its Objective-C name.
-nonisolated(unsafe) public var NSMergeByPropertyObjectTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyObjectTrump
+nonisolated(unsafe) public let NSMergeByPropertyObjectTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyObjectTrump
 /// ``NSMergePolicy/overwrite`` under its Objective-C name.
-nonisolated(unsafe) public var NSOverwriteMergePolicy: Any = NSMergePolicy.overwrite
+nonisolated(unsafe) public let NSOverwriteMergePolicy: Any = NSMergePolicy.overwrite
 /// ``NSMergePolicy/rollback`` under its Objective-C name.
-nonisolated(unsafe) public var NSRollbackMergePolicy: Any = NSMergePolicy.rollback
+nonisolated(unsafe) public let NSRollbackMergePolicy: Any = NSMergePolicy.rollback
