@@ -229,4 +229,23 @@ final class UniquenessConstraintTests: ConflictTestCase {
                              "under the error policy a duplicate fails the batch")
         XCTAssertEqual(try storedTrails()["Ridge"]?.rating, 4.5)
     }
+
+    func testAnInsertDuplicatingAnObjectChangedInTheSameSaveConflictsWithItsRow() throws {
+        let setup = newContext()
+        insertTrail("Ridge", rating: 3, into: setup)
+        try setup.save()
+        let app = newContext()
+        let ridge = try trail("Ridge", in: app)!
+        ridge.setValue(4.0, forKey: "rating")   // changed, but not its name
+        insertTrail("Ridge", rating: 5, into: app)
+        XCTAssertThrowsError(try app.save()) { error in
+            let conflict = constraintConflicts(error).first
+            XCTAssertTrue(conflict?.databaseObject === ridge)
+            XCTAssertEqual(conflict?.conflictingObjects.count, 1)
+        }
+        app.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        try app.save()
+        XCTAssertEqual(try count("Trail"), 1)
+        XCTAssertEqual(try storedTrails()["Ridge"]?.rating, 5, "the later insert's value wins")
+    }
 }

@@ -39,16 +39,25 @@ extension SavePlan {
     /// save share, or that an object of the save shares with a row already in the store.
     ///
     /// Objects with a nil value in a constraint's properties are not checked against it
-    /// (SQLite's UNIQUE index does not compare NULLs either). Rows of objects this save
-    /// changes or deletes are judged by their new values, not by what the store holds.
+    /// (SQLite's UNIQUE index does not compare NULLs either). An updated object is checked
+    /// only when it changed a constrained property (its other values are what the store
+    /// holds, which the store's rows already agree with); the rows of objects this save
+    /// deletes or moves to new constrained values are judged by their new values.
     func constraintConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> [NSConstraintConflict] {
-        var constrained: [ObjectIdentifier: Bool] = [:]
+        // The slots of each entity's constrained properties; empty for an unconstrained entity.
+        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
+        func slots(of entity: NSEntityDescription) -> [Int] {
+            if let known = constrainedSlots[ObjectIdentifier(entity)] { return known }
+            let table = entity.propertyTable
+            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
+            constrainedSlots[ObjectIdentifier(entity)] = found
+            return found
+        }
+        func changesConstrainedValue(_ object: NSManagedObject) -> Bool {
+            object.state.isInserted || slots(of: object.entity).contains { object.state.changedSlots.contains($0) }
+        }
         let candidates = (work.inserted + work.updated).filter { object in
-            guard !object.state.isDeleted else { return false }
-            if let known = constrained[ObjectIdentifier(object.entity)] { return known }
-            let has = !object.entity.applicableUniquenessConstraints.isEmpty
-            constrained[ObjectIdentifier(object.entity)] = has
-            return has
+            !object.state.isDeleted && !slots(of: object.entity).isEmpty && changesConstrainedValue(object)
         }
         guard !candidates.isEmpty else { return [] }
         var groups: [ConstraintGroup] = []
@@ -68,7 +77,7 @@ extension SavePlan {
                 }
             }
         }
-        let excluded = Set((work.updated + work.deleted).compactMap { $0.objectID.storeKey })
+        let excluded = Set((candidates + work.deleted).compactMap { $0.objectID.storeKey })
         try findStoredRows(for: &groups, excluding: excluded, in: store)
         var conflicts: [NSConstraintConflict] = []
         for group in groups where group.objects.count > 1 || !group.rows.isEmpty {
