@@ -76,5 +76,17 @@ let package = Package(
             path: "Sources/MigrationBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // An upsert of 10,000 objects (half stored) through a uniqueness constraint, against
+        // INSERT … ON CONFLICT DO UPDATE: `swift run -c release --package-path Benchmarks upsert-benchmarks`.
+        .executableTarget(
+            name: "upsert-benchmarks",
+            dependencies: [
+                .product(name: "OpenCoreData", package: rootPackageIdentity),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Sources/UpsertBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ]
 )

@@ -4,6 +4,11 @@
 import Foundation
 import OpenCoreData
 
+if CommandLine.arguments.count > 4, CommandLine.arguments[2] == "upsert" {
+    setvbuf(stdout, nil, _IONBF, 0)
+    runUpsertWriter(storeURL: URL(fileURLWithPath: CommandLine.arguments[1]), name: CommandLine.arguments[3], rounds: Int(CommandLine.arguments[4]) ?? 1)
+}
+
 setvbuf(stdout, nil, _IONBF, 0)
 let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
 // A second argument: "history" saves the same way with persistent history tracking on;

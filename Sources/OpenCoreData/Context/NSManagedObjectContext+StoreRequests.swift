@@ -243,9 +243,12 @@ extension NSManagedObjectContext {
             }
         }
         var keys: [StoreKey] = []
+        // Under a merge policy other than error, uniqueness constraints make it an upsert.
+        let upserting = effectiveMergePolicy.mergeType != .errorMergePolicyType
         try store.engine.performSave { transaction in
-            keys = try store.engine.batchInsert(rows, of: entity, in: transaction)
+            keys = try store.engine.batchInsert(rows, of: entity, in: transaction, upserting: upserting)
         }
+        if upserting { for key in keys { store.rowCache.remove(key) } }
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
         case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)

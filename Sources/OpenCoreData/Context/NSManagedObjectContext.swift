@@ -54,6 +54,19 @@ open class NSManagedObjectContext {
     /// identity, with the ID the object has now (permanent once this context saved it):
     /// a child still names those objects by their temporary IDs.
     var idsFromChildren: [ObjectIdentifier: (temporary: NSManagedObjectID, current: NSManagedObjectID)] = [:]
+    /// How a save settles conflicts: an ``NSMergePolicy`` (or one of the Objective-C style
+    /// globals such as ``NSMergeByPropertyObjectTrumpMergePolicy``). The default,
+    /// ``NSMergePolicy/error``, makes a save with conflicts fail with
+    /// ``NSManagedObjectMergeError`` or ``NSManagedObjectConstraintMergeError``. Setting
+    /// anything that is not an `NSMergePolicy` raises `NSInvalidArgumentException`.
+    public var mergePolicy: Any = NSMergePolicy.error {
+        didSet {
+            if !(mergePolicy is NSMergePolicy) {
+                mergePolicy = oldValue
+                raiseCoreDataException(.invalidArgument, "mergePolicy must be an NSMergePolicy.")
+            }
+        }
+    }
     /// Whether a fault whose row another context deleted reads as a deleted object
     /// (`true`, the default) or stops the program.
     public var shouldDeleteInaccessibleFaults: Bool = true

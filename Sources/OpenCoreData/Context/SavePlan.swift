@@ -3,7 +3,7 @@ import Foundation
 /// One save's work: which rows to insert, update and delete in which store, built from
 /// a context's pending changes and written in one transaction per store.
 final class SavePlan {
-    private struct StoreWork {
+    struct StoreWork {
         var inserted: [NSManagedObject] = []
         var updated: [NSManagedObject] = []
         var deleted: [NSManagedObject] = []
@@ -19,9 +19,12 @@ final class SavePlan {
     /// Rows read again after the save because the store's triggers wrote derived values in them.
     private(set) var derivedRows: [(store: NSPersistentStore, row: StoreRow)] = []
     /// The updated objects that had persistent changes to write.
-    private(set) var updatedObjects: [NSManagedObject] = []
+    var updatedObjects: [NSManagedObject] = []
+    /// The context being saved: its merge policy settles conflicts (see SavePlan+Conflicts).
+    unowned let context: NSManagedObjectContext
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
+        self.context = context
         var order: [NSPersistentStore] = []
         func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
             guard let store = object.objectID.persistentStore ?? coordinator.store(for: object.entity) else {
@@ -55,10 +58,12 @@ final class SavePlan {
     /// Writes every store's rows, each store in one transaction, then updates the row caches.
     func write() throws {
         for store in stores {
-            let storeWork = work[ObjectIdentifier(store)]!
             var rows: [(NSManagedObject, StoreRow)] = []
             _ = store.engine.derivedValueReports.drain()
             try store.engine.performSave { transaction in
+                // Conflicts are found and settled while the save holds the store's write lock.
+                let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
+                work[ObjectIdentifier(store)] = storeWork
                 rows = try write(storeWork, to: store, in: transaction)
             }
             let derivedKeys = store.engine.derivedValueReports.drain()
@@ -86,6 +91,10 @@ final class SavePlan {
                 assignedKeys[ObjectIdentifier(object)] = StoreKey(entityNumber: number, primaryKey: primaryKey)
             }
         }
+        // Deletions first: a row may take over a unique value a deleted row had.
+        for object in storeWork.deleted where !object.state.isInaccessible {
+            if let key = object.objectID.storeKey { try transaction.delete(key) }
+        }
         var rows: [(NSManagedObject, StoreRow)] = []
         for object in storeWork.inserted {
             let row = makeRow(object, key: key(of: object)!, version: 1)
@@ -103,10 +112,9 @@ final class SavePlan {
             }
         }
         if !conflicts.isEmpty {
+            // Conflicts were settled above under the write lock; a row that still moved is reported.
             throw coreDataError(NSManagedObjectMergeError, userInfo: [
-                NSLocalizedDescriptionKey: "Could not merge changes.",
-                "conflictList": conflicts.map { "\($0.objectID): changed in the store since it was fetched" },
-                NSAffectedObjectsErrorKey: conflicts,
+                NSPersistentStoreSaveConflictsErrorKey: try lockingConflicts(among: conflicts, in: store)
             ])
         }
         for object in storeWork.inserted + storeWork.updated {
@@ -114,12 +122,9 @@ final class SavePlan {
             where relationship.isToMany && !relationship.isTransient && object.state.loadedRelationships.contains(relationship.name)
                 && (object.state.isInserted || object.state.changedSlots.contains(object.entity.propertyTable.slotByName[relationship.name]!))
             {
-                let destinations = toManyMembers(object.state.values[relationship.name]).compactMap { key(of: $0) }
+                let destinations = toManyMembers(object.state.values[relationship.name]).filter { !$0.state.isDeleted }.compactMap { key(of: $0) }
                 try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
             }
-        }
-        for object in storeWork.deleted {
-            if let key = object.objectID.storeKey { try transaction.delete(key) }
         }
         return rows
     }
@@ -154,7 +159,7 @@ final class SavePlan {
     }
 
     /// Whether an updated object changed anything the store keeps.
-    private static func hasPersistentChanges(_ object: NSManagedObject) -> Bool {
+    static func hasPersistentChanges(_ object: NSManagedObject) -> Bool {
         let table = object.entity.propertyTable
         return object.state.changedSlots.contains { !table.all[$0].isTransient }
     }

@@ -30,6 +30,15 @@ struct SlotSet: Sequence, Equatable {
         return high[word] & bit == 0
     }
 
+    /// Takes `slot` out (a merge policy giving a property back to the store's value).
+    mutating func remove(_ slot: Int) {
+        if slot < 64 {
+            low &= ~(1 << UInt64(slot))
+        } else if slot / 64 - 1 < high.count {
+            high[slot / 64 - 1] &= ~(1 << UInt64(slot % 64))
+        }
+    }
+
     mutating func removeAll() {
         low = 0
         high = []

@@ -116,6 +116,10 @@ final class SQLiteStatement {
         if logLevel >= 2 { pendingBindLog.append((index, "\"\(value)\"")) }
     }
 
+    /// Keeps this run of the statement out of the SQL debug log (until the next
+    /// ``reset()``): for bookkeeping queries of the library's own that Core Data does not print.
+    func silence() { logLevel = 0 }
+
     /// Binds a numeral as text (a decimal, which the column's numeric affinity converts),
     /// logged unquoted, as Core Data logs an `NSDecimalNumber`.
     func bindNumeral(_ value: String, at index: Int32) {

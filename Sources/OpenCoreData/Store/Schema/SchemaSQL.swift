@@ -7,9 +7,17 @@ enum SchemaSQL {
     static let createModelCacheTable = "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)"
     static let insertPrimaryKeyRow = "INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES(?, ?, ?, 0)"
 
-    /// `CREATE TABLE Z<ROOT> ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, … )`.
+    /// `CREATE TABLE Z<ROOT> ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, …,
+    /// UNIQUE (ZNAME) )`: a `UNIQUE` table constraint for each uniqueness constraint the
+    /// root entity declares, so that no writer can store a duplicate even outside a save's
+    /// check. (Constraints of sub-entities are checked by the save only.)
     static func createTable(_ table: StoreTable) -> String {
-        let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.sqlType)" }
+        var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.sqlType)" }
+        for constraint in table.root.uniquenessConstraints {
+            let names = constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+            let constrained = names.compactMap { name in table.root.propertiesByName[name].flatMap { table.column(for: $0)?.name } }
+            if !constrained.isEmpty, constrained.count == names.count { columns.append("UNIQUE (\(constrained.joined(separator: ", ")))") }
+        }
         return "CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )"
     }
 

@@ -1,0 +1,242 @@
+// An upsert of 10,000 trails of which half are already stored, through a uniqueness
+// constraint and the object-trump merge policy, against hand-written
+// `INSERT … ON CONFLICT DO UPDATE` through SQLite's C API.
+//
+//     swift run -c release --package-path Benchmarks upsert-benchmarks [repetitions]
+//
+// A store of 10,000 trails ("Trail 0" … "Trail 9999"; name unique, rating, lengthKm,
+// notes) is written once, untimed. Each repetition copies it afresh, opens it (untimed),
+// then times one of:
+//
+// - OpenCoreData: insert 10,000 `NSManagedObject`s ("Trail 5000" … "Trail 14999", new
+//   rating and notes) in a context whose merge policy is object trump, and `save()`:
+//   5,000 inserts become updates of the stored rows, 5,000 are new rows;
+// - hand-written SQL: `BEGIN`, one prepared `INSERT INTO ZTRAIL(…) VALUES(…) ON
+//   CONFLICT(ZNAME) DO UPDATE SET …, Z_OPT = Z_OPT + 1` per trail, the key counter in
+//   Z_PRIMARYKEY, `COMMIT`;
+// - GRDB 7.10.0: a record type on the same table, `upsert(_:)` for each trail in one
+//   `write` (GRDB's own `INSERT … ON CONFLICT DO UPDATE … RETURNING`).
+//
+// Medians of wall-clock time and their ratio (goal: OpenCoreData ≤ 3 × hand-written).
+// Each run is checked: 15,000 rows, and "Trail 5000" carries the new rating.
+import Foundation
+import GRDB
+import GRDBSQLite
+import OpenCoreData
+
+let arguments = CommandLine.arguments
+let repetitions = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+let stored = 10_000
+let imported = 10_000
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("upsert-benchmarks-\(getpid())", isDirectory: true)
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+func makeModel() -> NSManagedObjectModel {
+    let entity = NSEntityDescription()
+    entity.name = "Trail"
+    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        return attribute
+    }
+    entity.properties = [attribute("name", .stringAttributeType), attribute("rating", .doubleAttributeType),
+                         attribute("lengthKm", .doubleAttributeType), attribute("notes", .stringAttributeType)]
+    entity.uniquenessConstraints = [["name"]]
+    let model = NSManagedObjectModel()
+    model.entities = [entity]
+    return model
+}
+let model = makeModel()
+
+func open(_ url: URL) -> NSPersistentContainer {
+    let container = NSPersistentContainer(name: "Trails", managedObjectModel: model)
+    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+    container.loadPersistentStores { _, error in if let error { fatalError("\(error)") } }
+    return container
+}
+
+// The stored trails, written once.
+let template = directory.appendingPathComponent("template.sqlite")
+do {
+    let container = open(template)
+    let context = container.viewContext
+    for index in 0..<stored {
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+        trail.setValue("Trail \(index)", forKey: "name")
+        trail.setValue(Double(index % 50) / 10, forKey: "rating")
+        trail.setValue(Double(index % 500), forKey: "lengthKm")
+        trail.setValue("Stored notes \(index)", forKey: "notes")
+    }
+    try context.save()
+    for store in container.persistentStoreCoordinator.persistentStores { try container.persistentStoreCoordinator.remove(store) }
+}
+do {
+    var db: OpaquePointer?
+    sqlite3_open(template.path, &db)
+    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+    sqlite3_close(db)
+}
+
+func freshCopy(_ name: String) throws -> URL {
+    let url = directory.appendingPathComponent(name)
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    try FileManager.default.copyItem(at: template, to: url)
+    return url
+}
+
+func check(_ url: URL) {
+    var db: OpaquePointer?
+    sqlite3_open(url.path, &db)
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT COUNT(*), (SELECT ZRATING FROM ZTRAIL WHERE ZNAME = 'Trail 5000') FROM ZTRAIL", -1, &statement, nil)
+    sqlite3_step(statement)
+    let count = sqlite3_column_int64(statement, 0)
+    let rating = sqlite3_column_double(statement, 1)
+    sqlite3_finalize(statement)
+    precondition(count == Int64(stored + imported / 2), "expected \(stored + imported / 2) rows, found \(count)")
+    precondition(rating == 4.9, "Trail 5000 was not updated (rating \(rating))")
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func runOpenCoreData() throws -> Double {
+    let url = try freshCopy("ocd.sqlite")
+    let container = open(url)
+    let context = container.viewContext
+    context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+    let time = try seconds {
+        for index in stored / 2..<(stored / 2 + imported) {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            trail.setValue("Trail \(index)", forKey: "name")
+            trail.setValue(4.9, forKey: "rating")
+            trail.setValue(Double(index % 500), forKey: "lengthKm")
+            trail.setValue("Imported notes \(index)", forKey: "notes")
+        }
+        try context.save()
+    }
+    for store in container.persistentStoreCoordinator.persistentStores { try container.persistentStoreCoordinator.remove(store) }
+    check(url)
+    return time
+}
+
+/// The object layer's own floor: 10,000 new trails (no name stored yet) inserted and saved
+/// the same way. The constraint is checked, but finds nothing to merge.
+func runOpenCoreDataInsertOnly() throws -> Double {
+    let url = try freshCopy("ocd-insert.sqlite")
+    let container = open(url)
+    let context = container.viewContext
+    context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+    let time = try seconds {
+        for index in 0..<imported {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            trail.setValue("New trail \(index)", forKey: "name")
+            trail.setValue(4.9, forKey: "rating")
+            trail.setValue(Double(index % 500), forKey: "lengthKm")
+            trail.setValue("Imported notes \(index)", forKey: "notes")
+        }
+        try context.save()
+    }
+    for store in container.persistentStoreCoordinator.persistentStores { try container.persistentStoreCoordinator.remove(store) }
+    return time
+}
+
+func runSQLite() throws -> Double {
+    let url = try freshCopy("sql.sqlite")
+    var db: OpaquePointer?
+    sqlite3_open(url.path, &db)
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL", nil, nil, nil)
+    let time = seconds {
+        sqlite3_exec(db, "BEGIN EXCLUSIVE", nil, nil, nil)
+        var select: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1", -1, &select, nil)
+        sqlite3_step(select)
+        var next = sqlite3_column_int64(select, 0)
+        sqlite3_finalize(select)
+        var upsert: OpaquePointer?
+        sqlite3_prepare_v2(db, """
+            INSERT INTO ZTRAIL(Z_PK, Z_ENT, Z_OPT, ZNAME, ZRATING, ZLENGTHKM, ZNOTES) VALUES(?, 1, 1, ?, ?, ?, ?)
+            ON CONFLICT(ZNAME) DO UPDATE SET ZRATING = excluded.ZRATING, ZLENGTHKM = excluded.ZLENGTHKM,
+            ZNOTES = excluded.ZNOTES, Z_OPT = Z_OPT + 1
+            """, -1, &upsert, nil)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for index in stored / 2..<(stored / 2 + imported) {
+            next += 1
+            sqlite3_bind_int64(upsert, 1, next)
+            sqlite3_bind_text(upsert, 2, "Trail \(index)", -1, transient)
+            sqlite3_bind_double(upsert, 3, 4.9)
+            sqlite3_bind_double(upsert, 4, Double(index % 500))
+            sqlite3_bind_text(upsert, 5, "Imported notes \(index)", -1, transient)
+            precondition(sqlite3_step(upsert) == SQLITE_DONE, String(cString: sqlite3_errmsg(db)))
+            sqlite3_reset(upsert)
+        }
+        sqlite3_finalize(upsert)
+        var counter: OpaquePointer?
+        sqlite3_prepare_v2(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", -1, &counter, nil)
+        sqlite3_bind_int64(counter, 1, next)
+        sqlite3_step(counter)
+        sqlite3_finalize(counter)
+        precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
+    }
+    sqlite3_close(db)
+    check(url)
+    return time
+}
+
+/// A trail row as a GRDB record, on the table OpenCoreData writes.
+struct TrailRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "ZTRAIL"
+    var Z_ENT: Int64 = 1
+    var Z_OPT: Int64 = 1
+    var ZNAME: String
+    var ZRATING: Double
+    var ZLENGTHKM: Double
+    var ZNOTES: String
+}
+
+func runGRDB() throws -> Double {
+    let url = try freshCopy("grdb.sqlite")
+    var configuration = Configuration()
+    configuration.journalMode = .wal
+    let dbQueue = try DatabaseQueue(path: url.path, configuration: configuration)
+    let time = try seconds {
+        try dbQueue.write { db in
+            for index in stored / 2..<(stored / 2 + imported) {
+                let record = TrailRecord(ZNAME: "Trail \(index)", ZRATING: 4.9, ZLENGTHKM: Double(index % 500), ZNOTES: "Imported notes \(index)")
+                try record.upsert(db)
+            }
+        }
+    }
+    try dbQueue.close()
+    check(url)
+    return time
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+var sqliteTimes: [Double] = [], openCoreDataTimes: [Double] = [], insertOnlyTimes: [Double] = [], grdbTimes: [Double] = []
+for _ in 0..<repetitions {
+    sqliteTimes.append(try runSQLite())
+    grdbTimes.append(try runGRDB())
+    openCoreDataTimes.append(try runOpenCoreData())
+    insertOnlyTimes.append(try runOpenCoreDataInsertOnly())
+}
+let floor = median(sqliteTimes), ours = median(openCoreDataTimes), insertOnly = median(insertOnlyTimes)
+print("| \(imported) objects, half stored | median | ÷ SQLite upsert |")
+print("|---|---:|---:|")
+print(String(format: "| SQLite C API, INSERT … ON CONFLICT DO UPDATE | %.1f ms | 1.00 |", floor * 1000))
+print(String(format: "| GRDB 7.10.0, record upsert(_:) | %.1f ms | %.2f |", median(grdbTimes) * 1000, median(grdbTimes) / floor))
+print(String(format: "| OpenCoreData, constraint + object trump (upsert) | %.1f ms | %.2f |", ours * 1000, ours / floor))
+print(String(format: "| OpenCoreData, the same objects all new (insert only) | %.1f ms | %.2f |", insertOnly * 1000, insertOnly / floor))
+func list(_ times: [Double]) -> String { times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", ") }
+print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], GRDB [\(list(grdbTimes))], upsert [\(list(openCoreDataTimes))], insert only [\(list(insertOnlyTimes))]")

@@ -1,0 +1,89 @@
+import Foundation
+
+extension SavePlan {
+    /// Finds the save's optimistic-locking conflicts, then its uniqueness-constraint
+    /// conflicts, and lets the context's merge policy settle each kind (Core Data's order:
+    /// locking first). Returns the work left to write once the policy changed the objects.
+    ///
+    /// Runs inside the store's write transaction, so the rows read here are the rows the
+    /// writes will meet.
+    func resolveConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> StoreWork {
+        var work = work
+        let policy = context.effectiveMergePolicy
+        let candidates = work.updated + work.deleted
+        let locking = try lockingConflicts(among: candidates, in: store, onlyChanged: true)
+        if !locking.isEmpty {
+            try policy.resolve(mergeConflicts: locking)
+            work = currentWork(replacing: work, in: store)
+        }
+        let constraints = try constraintConflicts(work, in: store)
+        if !constraints.isEmpty {
+            try policy.resolve(mergeConflicts: constraints)
+            work = currentWork(replacing: work, in: store)
+            // A policy of the program's own may leave conflicts standing: the save fails.
+            // (The built-in policies settle every conflict they are given.)
+            if type(of: policy) != NSMergePolicy.self {
+                let remaining = try constraintConflicts(work, in: store)
+                if !remaining.isEmpty { try NSMergePolicy.error.resolve(constraintConflicts: remaining) }
+            }
+        }
+        return work
+    }
+
+    /// An ``NSMergeConflict`` for each of `objects` whose row's version in the store is not
+    /// the version the object was fetched with (all of them when `onlyChanged` is false).
+    ///
+    /// The row read from the store goes into the coordinator's row cache first, so every
+    /// conflict is reported as one between the context and the coordinator: the cached
+    /// snapshot is the row now in the store, the persisted snapshot `nil` (see
+    /// LinuxDifferences.md).
+    func lockingConflicts(among objects: [NSManagedObject], in store: NSPersistentStore, onlyChanged: Bool = false) throws -> [NSMergeConflict] {
+        var known = objects.filter { $0.state.snapshot != nil && $0.objectID.storeKey != nil && !$0.state.isInaccessible }
+        if onlyChanged, !known.isEmpty {
+            // Versions first (cheap); whole rows only for the objects that conflict.
+            let versions = try store.engine.versions(of: known.map { $0.objectID.storeKey! })
+            known = known.filter { versions[$0.objectID.storeKey!] != $0.state.snapshot!.version }
+        }
+        guard !known.isEmpty else { return [] }
+        let rows = try store.engine.fetchRows(for: known.map { $0.objectID.storeKey! })
+        var byKey: [StoreKey: StoreRow] = [:]
+        for row in rows { byKey[row.key] = row }
+        var conflicts: [NSMergeConflict] = []
+        for object in known {
+            let snapshot = object.state.snapshot!
+            let current = byKey[object.objectID.storeKey!]
+            if onlyChanged, current?.version == snapshot.version { continue }
+            // Deleting a row another save already deleted leaves nothing to disagree about.
+            if current == nil, object.state.isDeleted { continue }
+            if let current { store.rowCache.store(current) } else { store.rowCache.remove(object.objectID.storeKey!) }
+            let conflict = NSMergeConflict(
+                source: object, newVersion: Int(current?.version ?? 0), oldVersion: Int(snapshot.version),
+                cachedSnapshot: current.map { snapshotDictionary(of: $0, owner: object) }, persistedSnapshot: nil)
+            conflict.currentRow = current
+            conflicts.append(conflict)
+        }
+        return conflicts
+    }
+
+    /// The save's work for `store` as the context's objects stand now (a merge policy may
+    /// have reverted, deleted or merged some), updating ``updatedObjects``.
+    private func currentWork(replacing old: StoreWork, in store: NSPersistentStore) -> StoreWork {
+        let coordinator = context.persistentStoreCoordinator
+        func belongs(_ object: NSManagedObject) -> Bool {
+            (object.objectID.persistentStore ?? coordinator?.store(for: object.entity)) === store
+        }
+        var work = StoreWork()
+        work.inserted = context.inserted.objects.filter(belongs)
+        work.updated = context.updated.objects.filter { belongs($0) && !$0.state.isDeleted && SavePlan.hasPersistentChanges($0) }
+        work.deleted = context.deleted.objects.filter(belongs)
+        let oldUpdated = Set(old.updated.map(ObjectIdentifier.init))
+        updatedObjects.removeAll { oldUpdated.contains(ObjectIdentifier($0)) }
+        updatedObjects += work.updated
+        return work
+    }
+}
+
+extension NSManagedObjectContext {
+    /// ``mergePolicy`` as a policy object (the error policy for anything else).
+    var effectiveMergePolicy: NSMergePolicy { (mergePolicy as? NSMergePolicy) ?? .error }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+extension NSEntityDescription {
+    /// The uniqueness constraints that bind this entity's objects: its own and those its
+    /// superentities declare (which hold across the whole hierarchy), each with the entity
+    /// that declares it and its property names.
+    var applicableUniquenessConstraints: [(declaring: NSEntityDescription, names: [String])] {
+        var result: [(NSEntityDescription, [String])] = []
+        var entity: NSEntityDescription? = self
+        while let current = entity {
+            for constraint in current.uniquenessConstraints {
+                let names = constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+                if !names.isEmpty { result.append((current, names)) }
+            }
+            entity = current.superentity
+        }
+        return result
+    }
+}
+
+/// Identifies a constraint (declaring entity and names) and, with `values`, one group.
+private struct ConstraintKey: Hashable {
+    let entity: ObjectIdentifier
+    let names: [String]
+    var values: [AnyHashable] = []
+}
+
+/// The objects of one save that share the values of one constraint.
+private struct ConstraintGroup {
+    let declaring: NSEntityDescription
+    let names: [String]
+    let values: [AnyHashable]
+    var objects: [NSManagedObject] = []
+    var rows: [StoreRow] = []
+}
+
+extension SavePlan {
+    /// An ``NSConstraintConflict`` for each constraint and values that two objects of the
+    /// save share, or that an object of the save shares with a row already in the store.
+    ///
+    /// Objects with a nil value in a constraint's properties are not checked against it
+    /// (SQLite's UNIQUE index does not compare NULLs either). An updated object is checked
+    /// only when it changed a constrained property (its other values are what the store
+    /// holds, which the store's rows already agree with); the rows of objects this save
+    /// deletes or moves to new constrained values are judged by their new values.
+    func constraintConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> [NSConstraintConflict] {
+        // The slots of each entity's constrained properties; empty for an unconstrained entity.
+        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
+        func slots(of entity: NSEntityDescription) -> [Int] {
+            if let known = constrainedSlots[ObjectIdentifier(entity)] { return known }
+            let table = entity.propertyTable
+            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
+            constrainedSlots[ObjectIdentifier(entity)] = found
+            return found
+        }
+        func changesConstrainedValue(_ object: NSManagedObject) -> Bool {
+            object.state.isInserted || slots(of: object.entity).contains { object.state.changedSlots.contains($0) }
+        }
+        let candidates = (work.inserted + work.updated).filter { object in
+            !object.state.isDeleted && !slots(of: object.entity).isEmpty && changesConstrainedValue(object)
+        }
+        guard !candidates.isEmpty else { return [] }
+        var groups: [ConstraintGroup] = []
+        var index: [ConstraintKey: Int] = [:]
+        var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String])]] = [:]
+        for object in candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
+            let applicable = rules[ObjectIdentifier(object.entity)] ?? object.entity.applicableUniquenessConstraints
+            rules[ObjectIdentifier(object.entity)] = applicable
+            for (declaring, names) in applicable {
+                guard let values = Self.constraintValues(names, of: object.state.values, table: object.entity.propertyTable) else { continue }
+                let id = ConstraintKey(entity: ObjectIdentifier(declaring), names: names, values: values)
+                if let position = index[id] {
+                    groups[position].objects.append(object)
+                } else {
+                    index[id] = groups.count
+                    groups.append(ConstraintGroup(declaring: declaring, names: names, values: values, objects: [object]))
+                }
+            }
+        }
+        let excluded = Set((candidates + work.deleted).compactMap { $0.objectID.storeKey })
+        try findStoredRows(for: &groups, excluding: excluded, in: store)
+        var conflicts: [NSConstraintConflict] = []
+        for group in groups where group.objects.count > 1 || !group.rows.isEmpty {
+            let row = group.rows.first
+            let databaseObject = row.map { store.rowCache.store($0) }.map { context.object(for: $0.key, in: store) }
+            let conflict = NSConstraintConflict(
+                constraint: group.names, database: databaseObject,
+                databaseSnapshot: nil,  // made from databaseRow when first asked for
+                conflicting: group.objects,
+                conflictingSnapshots: group.objects.map { object -> [String: Any] in
+                    guard !object.state.isInserted, let snapshot = object.state.snapshot else { return [:] }
+                    return snapshotDictionary(of: snapshot, owner: object)
+                })
+            conflict.databaseRow = row
+            conflicts.append(conflict)
+        }
+        return conflicts
+    }
+
+    /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
+    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> [AnyHashable]? {
+        var result: [AnyHashable] = []
+        for name in names {
+            guard let slot = table.slotByName[name], let value = values[slot] as? AnyHashable else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+
+    /// Fills each group's `rows` with the stored rows (other than `excluded`) that have its
+    /// values: one `IN` query per few hundred values for a one-property constraint, one
+    /// query per group for a compound one.
+    private func findStoredRows(for groups: inout [ConstraintGroup], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
+        let engine = store.engine
+        var byConstraint: [ConstraintKey: [Int]] = [:]
+        for (position, group) in groups.enumerated() { byConstraint[ConstraintKey(entity: ObjectIdentifier(group.declaring), names: group.names), default: []].append(position) }
+        for positions in byConstraint.values {
+            let first = groups[positions[0]]
+            let table = first.declaring.propertyTable
+            let attributes = first.names.map { table.byName[$0] as? NSAttributeDescription }
+            func publicValue(_ value: AnyHashable, _ i: Int) -> Any {
+                attributes[i].map { AttributeValues.public(value.base, for: $0) } ?? value.base
+            }
+            var predicates: [NSPredicate] = []
+            if first.names.count == 1 {
+                var start = 0
+                while start < positions.count {
+                    let chunk = positions[start..<min(start + 500, positions.count)]
+                    start += chunk.count
+                    predicates.append(NSPredicate(format: "%K IN %@", first.names[0], chunk.map { publicValue(groups[$0].values[0], 0) }))
+                }
+            } else {
+                for position in positions {
+                    let parts = first.names.enumerated().map { i, name in NSPredicate(format: "%K == %@", name, publicValue(groups[position].values[i], i)) }
+                    predicates.append(NSCompoundPredicate(andPredicateWithSubpredicates: parts))
+                }
+            }
+            var lookup: [[AnyHashable]: Int] = [:]
+            for position in positions { lookup[groups[position].values] = position }
+            for predicate in predicates {
+                let mapped = try engine.storeEntity(first.declaring)
+                var query = SQLFetchQuery(entity: mapped)
+                let translator = try engine.translator(for: first.declaring)
+                query.joins = translator.rootJoins
+                let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try translator.condition(predicate)].compactMap { $0 }
+                query.condition = SQLFragment.compound(parts, and: true)
+                for row in try engine.fetchRows(query, includesSubentities: true) where !excluded.contains(row.key) {
+                    guard let values = Self.constraintValues(first.names, of: row.attributes, table: row.entity.propertyTable),
+                        let position = lookup[values]
+                    else { continue }
+                    groups[position].rows.append(row)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// What the built-in merge policies do with one uniqueness-constraint conflict: the
+/// objects that share the constraint's values become one (the error policy never gets
+/// here: it throws).
+///
+/// The object that stays is the one already in the store (``NSConstraintConflict/databaseObject``)
+/// or, among objects of the save only, one that was saved before; failing that the last
+/// inserted under object trump and overwrite, the first under store trump and rollback.
+/// The others leave the save:
+/// - merge by property, object trump: each one's changed properties are set on the one
+///   that stays, in the order they were inserted (the last import wins);
+/// - overwrite: every property of the last one is set on the one that stays;
+/// - merge by property, store trump, and rollback: the one that stays keeps its values.
+///
+/// Except under rollback, the members of the leaving objects' to-many relationships
+/// move to the one that stays. So an insert whose values are already in the store
+/// becomes an update of that row: an upsert.
+enum ConstraintResolution {
+    static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
+        guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
+        let members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
+        let objectWins = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .overwriteMergePolicyType
+        let survivor: NSManagedObject
+        if let database = conflict.databaseObject {
+            survivor = database
+            if !database.state.isFault, !database.state.isUpdated, database.state.snapshot?.version != conflict.databaseRow?.version {
+                // Registered with older values: read the row again before merging into it.
+                context.refresh(database, mergeChanges: false)
+            }
+        } else if let saved = members.first(where: { !$0.state.isInserted }) {
+            survivor = saved
+        } else {
+            guard let chosen = objectWins ? members.last : members.first else { return }
+            survivor = chosen
+        }
+        let losers = members.filter { $0 !== survivor }
+        // Members come in the order they were inserted: only what came later overrides.
+        let survivorPosition = members.firstIndex { $0 === survivor } ?? -1
+        for (position, loser) in members.enumerated() where loser !== survivor {
+            let newer = !survivor.state.isInserted || position > survivorPosition
+            if objectWins, newer { copyValues(from: loser, to: survivor, all: type == .overwriteMergePolicyType && loser === losers.last) }
+            if type != .rollbackMergePolicyType { moveToManyMembers(from: loser, to: survivor) }
+            remove(loser, keepingChanges: objectWins, from: context)
+        }
+    }
+
+    /// Sets `source`'s changed attributes and to-ones (all of them with `all`) on `target`.
+    private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
+        let table = source.entity.propertyTable
+        for (slot, property) in table.all.enumerated() {
+            guard !property.isTransient, !(property is NSFetchedPropertyDescription) else { continue }
+            if let relationship = property as? NSRelationshipDescription, relationship.isToMany { continue }
+            guard all || source.state.changedSlots.contains(slot), target.entity.propertyTable.byName[property.name] != nil else { continue }
+            let value = source.value(forKey: property.name)
+            if !valueEquals(value, target.value(forKey: property.name)) { target.setValue(value, forKey: property.name) }
+        }
+    }
+
+    /// Moves the members of `source`'s to-many relationships to `target`'s.
+    private static func moveToManyMembers(from source: NSManagedObject, to target: NSManagedObject) {
+        for relationship in source.entity.propertyTable.relationships where relationship.isToMany && !relationship.isTransient {
+            guard target.entity.propertyTable.byName[relationship.name] != nil else { continue }
+            let members = source.members(of: relationship)
+            guard !members.isEmpty else { continue }
+            if relationship.isOrdered {
+                source.mutableOrderedSetValue(forKey: relationship.name).removeAllObjects()
+                target.mutableOrderedSetValue(forKey: relationship.name).addObjects(from: members)
+            } else {
+                source.mutableSetValue(forKey: relationship.name).removeAllObjects()
+                target.mutableSetValue(forKey: relationship.name).addObjects(from: members)
+            }
+        }
+    }
+
+    /// Takes `object` out of the save: an inserted object leaves the context (its to-ones
+    /// let go first, so no inverse keeps it); a saved one is deleted when the other
+    /// object's values won, or loses its changes when the store's did.
+    private static func remove(_ object: NSManagedObject, keepingChanges: Bool, from context: NSManagedObjectContext) {
+        if object.state.isInserted {
+            for relationship in object.entity.propertyTable.relationships where !relationship.isToMany && !relationship.isTransient {
+                if object.value(forKey: relationship.name) != nil { object.setValue(nil, forKey: relationship.name) }
+            }
+            context.inserted.remove(object)
+            object.state.isInserted = false
+            context.forget(object)
+        } else if keepingChanges {
+            context.updated.remove(object)
+            object.state.isUpdated = false
+            object.state.isDeleted = true
+            context.deleted.append(object)
+        } else {
+            context.refresh(object, mergeChanges: false)
+        }
+    }
+}
