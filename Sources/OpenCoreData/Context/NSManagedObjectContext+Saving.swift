@@ -65,6 +65,10 @@ extension NSManagedObjectContext {
             }
         }
         for (store, members) in try SavePlan.group(temporary, coordinator: coordinator) {
+            if let incremental = store as? NSIncrementalStore {
+                try obtainPermanentIDs(for: members, from: incremental)
+                continue
+            }
             for (entity, group) in SavePlan.byEntity(members) {
                 let keys = try store.engine.allocatePrimaryKeys(for: entity, count: group.count)
                 for (object, primaryKey) in zip(group, keys) {

@@ -496,7 +496,7 @@ open class NSManagedObjectContext {
         var row = store.rowCache.row(for: key)
         if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
-        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key]).first }) {
+        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key], context: self).first }) {
             row = store.rowCache.store(fetched)
         }
         guard let row else {
@@ -544,7 +544,7 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
-        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key) }
+        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key, context: self) }
         let members = keys.map { self.object(for: $0, in: store) }
         // The members stay faults, but their rows are read now, a few hundred per query,
         // so that walking the relationship does not cost one query per object.

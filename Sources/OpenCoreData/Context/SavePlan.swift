@@ -18,8 +18,11 @@ final class SavePlan {
     private(set) var writtenRows: [(NSManagedObject, StoreRow)] = []
     /// The updated objects that had persistent changes to write.
     private(set) var updatedObjects: [NSManagedObject] = []
+    /// The context saving; an incremental store receives it with the save request.
+    private unowned let context: NSManagedObjectContext
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
+        self.context = context
         var order: [NSPersistentStore] = []
         func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
             guard let store = object.objectID.persistentStore ?? coordinator.store(for: object.entity) else {
@@ -55,8 +58,12 @@ final class SavePlan {
         for store in stores {
             let storeWork = work[ObjectIdentifier(store)]!
             var rows: [(NSManagedObject, StoreRow)] = []
-            try store.engine.performSave { transaction in
-                rows = try write(storeWork, to: store, in: transaction)
+            if let incremental = store as? NSIncrementalStore {
+                rows = try write(storeWork, to: incremental)
+            } else {
+                try store.engine.performSave { transaction in
+                    rows = try write(storeWork, to: store, in: transaction)
+                }
             }
             try store.writeAtomicFile()
             store.rowCache.store(rows.map(\.1))
@@ -108,6 +115,24 @@ final class SavePlan {
         }
         for object in storeWork.deleted {
             if let key = object.objectID.storeKey { try transaction.delete(key) }
+        }
+        return rows
+    }
+
+    /// Hands the work to an incremental store as one ``NSSaveChangesRequest``, after the
+    /// new objects got permanent IDs from the store, as Core Data does; whatever the store
+    /// throws reaches the caller of `save()` unchanged.
+    private func write(_ storeWork: StoreWork, to store: NSIncrementalStore) throws -> [(NSManagedObject, StoreRow)] {
+        try context.obtainPermanentIDs(for: storeWork.inserted.filter { $0.objectID.isTemporaryID }, from: store)
+        let request = NSSaveChangesRequest(
+            inserted: Set(storeWork.inserted), updated: Set(storeWork.updated), deleted: Set(storeWork.deleted), locked: nil)
+        _ = try store.execute(request, with: context)
+        store.incrementalEngine.noteSave()
+        var rows: [(NSManagedObject, StoreRow)] = []
+        for object in storeWork.inserted + storeWork.updated {
+            guard let key = object.objectID.storeKey else { continue }
+            let version = (object.state.snapshot?.version ?? 0) + 1
+            rows.append((object, makeRow(object, key: key, version: version)))
         }
         return rows
     }

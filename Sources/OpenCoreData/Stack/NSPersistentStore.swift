@@ -27,8 +27,9 @@ open class NSPersistentStore {
         public static let binary = StoreType(rawValue: NSBinaryStoreType)
     }
 
-    /// The store's type string, e.g. `"SQLite"`.
-    public let type: String
+    /// The store's type string, e.g. `"SQLite"`, or the type an ``NSIncrementalStore``
+    /// subclass was registered and added under.
+    public internal(set) var type: String
     /// The store file, or `/dev/null` for an in-memory store.
     public var url: URL?
     /// The configuration whose entities the store holds; `PF_DEFAULT_CONFIGURATION_NAME` for all.
@@ -40,12 +41,13 @@ open class NSPersistentStore {
     /// The coordinator the store belongs to.
     public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
-    /// The storage engine doing the SQL work; in-memory stores use an in-memory database.
-    let engine: SQLiteStoreEngine
+    /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
+    /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
+    let engine: any PersistentStoreEngine
     /// Rows last read or written, by key: lets faults fire without SQL.
     let rowCache = RowCache()
 
-    init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: SQLiteStoreEngine) {
+    init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: any PersistentStoreEngine) {
         self.type = type
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
         self.url = url
@@ -60,7 +62,9 @@ open class NSPersistentStore {
     /// Read once, when the store is added: every permanent object ID names its store, from
     /// any queue (a `lazy` property made on first use raced between contexts; found by
     /// ThreadSanitizer), and the UUID never changes.
-    private let storeIdentifier: String
+    /// Set once more only for an incremental store, by its coordinator, after
+    /// ``NSIncrementalStore/loadMetadata()`` and before the store is published.
+    var storeIdentifier: String
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     public var metadata: [String: Any]! {

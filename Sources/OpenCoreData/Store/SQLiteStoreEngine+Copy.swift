@@ -6,8 +6,9 @@ extension SQLiteStoreEngine {
     func copyDatabase(to url: URL) throws {
         lock.lock()
         defer { lock.unlock() }
-        let statement = try database.statement("VACUUM INTO ?")
-        statement.bind(url.path, at: 1)
-        try statement.execute()
+        try database.withStatement("VACUUM INTO ?") { statement in
+            statement.bind(url.path, at: 1)
+            try statement.execute()
+        }
     }
 }

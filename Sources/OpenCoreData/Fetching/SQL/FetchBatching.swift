@@ -173,20 +173,20 @@ extension SQLiteStoreEngine {
                 fixedEntity = table.hasSubentities ? nil : destination.number
                 sql = "SELECT t1.\(ownColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE  t1.\(ownColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"
             }
-            let statement = try database.statement(sql)
-            var index: Int32 = 1
-            for owner in chunk {
-                statement.bindKey(owner, at: index)
-                index += 1
-            }
-            while index <= Int32(size) {
-                statement.bindKey(chunk.last!, at: index)
-                index += 1
-            }
-            defer { statement.reset() }
-            while try statement.step() {
-                let number = fixedEntity ?? Int(statement.int64(1))
-                pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))
+            try database.withStatement(sql) { statement in
+                var index: Int32 = 1
+                for owner in chunk {
+                    statement.bindKey(owner, at: index)
+                    index += 1
+                }
+                while index <= Int32(size) {
+                    statement.bindKey(chunk.last!, at: index)
+                    index += 1
+                }
+                while try statement.step() {
+                    let number = fixedEntity ?? Int(statement.int64(1))
+                    pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))
+                }
             }
         }
         return pairs
