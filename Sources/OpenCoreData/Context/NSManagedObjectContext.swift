@@ -374,6 +374,7 @@ open class NSManagedObjectContext {
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
+        if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
         return object
     }
 
@@ -386,6 +387,7 @@ open class NSManagedObjectContext {
         if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
+        if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
         return object
     }
 
@@ -429,6 +431,7 @@ open class NSManagedObjectContext {
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
+            if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
         }
     }
 
@@ -460,6 +463,9 @@ open class NSManagedObjectContext {
     func forget(_ object: NSManagedObject) {
         if object.registration != nil {
             permanentObjects.remove(object)
+            if let store = object.objectID.persistentStore, store.isIncremental {
+                (store as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(with: [object.objectID])
+            }
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         }
@@ -468,7 +474,14 @@ open class NSManagedObjectContext {
 
     /// Forgets every object.
     func forgetAll() {
-        for object in registeredObjects { object.managedObjectContext = nil }
+        var unregistered: [ObjectIdentifier: (store: NSIncrementalStore, ids: [NSManagedObjectID])] = [:]
+        for object in registeredObjects {
+            object.managedObjectContext = nil
+            if let store = object.objectID.persistentStore, store.isIncremental, let incremental = store as? NSIncrementalStore, !object.objectID.isTemporaryID {
+                unregistered[ObjectIdentifier(store), default: (incremental, [])].ids.append(object.objectID)
+            }
+        }
+        for (store, ids) in unregistered.values { store.managedObjectContextDidUnregisterObjects(with: ids) }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()

@@ -44,6 +44,9 @@ open class NSPersistentStore {
     /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
     /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
     let engine: any PersistentStoreEngine
+    /// Whether this is an ``NSIncrementalStore``, told to contexts' registrations: a flag,
+    /// so that registering the objects of a large SQLite fetch costs no cast each.
+    let isIncremental: Bool
     /// Rows last read or written, by key: lets faults fire without SQL.
     let rowCache = RowCache()
 
@@ -54,6 +57,7 @@ open class NSPersistentStore {
         self.options = options
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         self.engine = engine
+        self.isIncremental = engine is IncrementalStoreEngine
         self.storeIdentifier = engine.identifier
     }
 

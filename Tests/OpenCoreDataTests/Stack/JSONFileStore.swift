@@ -17,6 +17,20 @@ final class JSONFileStore: NSIncrementalStore {
     /// Set by a test to make the next fetch or save fail with this error.
     nonisolated(unsafe) static var nextError: NSError?
 
+    /// The IDs contexts told the store they use now.
+    private(set) var registeredIDs: [NSManagedObjectID: Int] = [:]
+
+    override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
+        for id in objectIDs { registeredIDs[id, default: 0] += 1 }
+    }
+
+    override func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {
+        for id in objectIDs {
+            registeredIDs[id, default: 0] -= 1
+            if registeredIDs[id] == 0 { registeredIDs[id] = nil }
+        }
+    }
+
     private var uuid = ""
     private var nextID = 1
     /// Records by entity name, then by reference number.

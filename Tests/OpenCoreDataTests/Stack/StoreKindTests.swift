@@ -261,6 +261,31 @@ final class StoreKindTests: CoreTestCase {
         XCTAssertEqual(store.referenceObject(for: named) as? String, "kungsleden")
     }
 
+    func testContextsTellTheStoreWhichObjectsTheyRegisterAndLetGo() throws {
+        kind = .json
+        kindDirectory = directory
+        let container = try open()
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.persistentStores.first as? JSONFileStore)
+        let context = container.viewContext
+        let trail = insertTrail("Registered", rating: 3, into: context)
+        try context.save()
+        XCTAssertEqual(store.registeredIDs[trail.objectID], 1, "the saved object is registered under its permanent ID")
+        let other = container.newBackgroundContext()
+        var fetched: [NSManagedObject]? = try other.performAndWait { try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")) }
+        XCTAssertEqual(fetched?.map(\.objectID), [trail.objectID])
+        XCTAssertEqual(store.registeredIDs[trail.objectID], 2, "a second context registered the same object")
+        other.performAndWait { other.reset() }
+        XCTAssertEqual(store.registeredIDs[trail.objectID], 1, "reset let go of it")
+        other.performAndWait { fetched = nil }
+        XCTAssertEqual(store.registeredIDs[trail.objectID], 1, "freeing an object the context let go of says nothing more")
+        XCTAssertNotNil(fetched == nil ? trail : nil)
+        let onlyID = trail.objectID
+        context.reset()
+        XCTAssertNil(store.registeredIDs[onlyID], "the last context let go")
+        _ = try other.performAndWait { try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).count }
+        XCTAssertNil(store.registeredIDs[onlyID], "an object a fetch made and nobody kept is let go when it is freed")
+    }
+
     func testErrorsThrownByTheStoreReachTheCallerUnchanged() throws {
         kind = .json
         kindDirectory = directory
