@@ -13,9 +13,9 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     /// The file, or `nil` for an in-memory database.
     let path: String?
-    /// Prepared statements by SQL text, with the tick of their last use; finalized on
+    /// Prepared statements by SQL text (each knows the tick of its last use); finalized on
     /// close. Bounded: see ``statementCacheCapacity``.
-    private var cache: [String: (statement: SQLiteStatement, lastUse: UInt64)] = [:]
+    private var cache: [String: SQLiteStatement] = [:]
     /// Counts statement uses, to find the least recently used.
     private var useTick: UInt64 = 0
     /// How many prepared statements the cache keeps. Past it, the least recently used
@@ -77,7 +77,7 @@ final class SQLiteDatabase {
 
     /// Finalizes every cached statement and closes the connection; idempotent.
     func close() {
-        for entry in cache.values where !entry.statement.isInUse { entry.statement.finalize() }
+        for statement in cache.values where !statement.isInUse { statement.finalize() }
         cache.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
@@ -93,18 +93,16 @@ final class SQLiteDatabase {
         debugLevel = SQLDebugLog.level
         useTick &+= 1
         let statement: SQLiteStatement
-        if let cached = cache[sql], cached.statement.isInUse {
-            // A use nested inside a scoped use of the same SQL: a statement of its own,
-            // so the outer one keeps its place.
-            statement = try SQLiteStatement(database: self, sql: sql)
-        } else if let cached = cache[sql] {
-            statement = cached.statement
-            cache[sql]!.lastUse = useTick
+        if let cached = cache[sql] {
+            // A use nested inside a scoped use of the same SQL gets a statement of its
+            // own, so the outer one keeps its place.
+            statement = cached.isInUse ? try SQLiteStatement(database: self, sql: sql) : cached
         } else {
             statement = try SQLiteStatement(database: self, sql: sql)
-            cache[sql] = (statement, useTick)
+            cache[sql] = statement
             if cache.count > statementCacheCapacity { evictLeastRecentlyUsed() }
         }
+        statement.lastUse = useTick
         statement.reset()
         return statement
     }
@@ -122,7 +120,7 @@ final class SQLiteDatabase {
 
     /// Drops the least recently used quarter of the cache (never a statement in use).
     private func evictLeastRecentlyUsed() {
-        let idle = cache.filter { !$0.value.statement.isInUse }.sorted { $0.value.lastUse < $1.value.lastUse }
+        let idle = cache.filter { !$0.value.isInUse }.sorted { $0.value.lastUse < $1.value.lastUse }
         for (sql, _) in idle.prefix(max(1, cache.count / 4)) { cache[sql] = nil }
     }
 

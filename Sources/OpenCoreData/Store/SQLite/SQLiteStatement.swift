@@ -34,6 +34,9 @@ final class SQLiteStatement {
     /// Whether a ``SQLiteDatabase/withStatement(_:_:)`` use is running: the cache neither
     /// evicts nor hands out a statement in use.
     var isInUse = false
+    /// The database's use counter when the statement was last handed out: how the cache
+    /// finds its least recently used statements.
+    var lastUse: UInt64 = 0
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
