@@ -5,7 +5,10 @@ extension NSManagedObjectContext {
     /// when it is an ``NSIncrementalStore`` and this context talks to stores (not a child).
     func incrementalStore(holding entity: NSEntityDescription) -> NSIncrementalStore? {
         guard parent == nil, let coordinator = persistentStoreCoordinator else { return nil }
-        let holding = coordinator.persistentStores.filter { store in
+        let stores = coordinator.persistentStores
+        // The usual case, SQLite stores only, costs one pass over a short list.
+        guard stores.contains(where: \.isIncremental) else { return nil }
+        let holding = stores.filter { store in
             (coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []).contains { $0 === entity }
         }
         guard holding.count == 1 else { return nil }

@@ -162,7 +162,7 @@ final class SQLiteStoreEngine {
         lock.lock()
         defer { lock.unlock() }
         let transaction = SQLiteSaveTransaction(engine: self)
-        defer { transaction.isActive = false }
+        defer { transaction.end() }
         do {
             try inTransaction { try body(transaction) }
         } catch {

@@ -85,7 +85,9 @@ final class SQLiteDatabase {
 
     /// The prepared statement for `sql`, from the cache or newly prepared, reset for use.
     ///
-    /// Prefer ``withStatement(_:_:)``, which resets the statement when the use ends. A
+    /// The library's code uses statements through ``withStatement(_:_:)``, which resets
+    /// the statement when the use ends, or (for statements run row after row in one save)
+    /// through ``SQLiteSaveTransaction``, which holds them in use until the save ends. A
     /// statement the cache drops meanwhile stays valid for whoever holds it (it is
     /// finalized when the last holder lets go).
     func statement(_ sql: String) throws -> SQLiteStatement {
