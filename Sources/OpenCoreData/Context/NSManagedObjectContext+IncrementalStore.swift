@@ -29,7 +29,7 @@ extension NSManagedObjectContext {
             // NSFetchRequest<NSFetchRequestResult>, whatever its result type in Swift.
             let storeRequest = request.copy(as: NSFetchRequestResult.self)
             storeRequest.entity = entity
-            let result = try store.execute(storeRequest, with: self)
+            let result = try store.incrementalEngine.serialized { try store.execute(storeRequest, with: self) }
             switch request.resultType {
             case .countResultType:
                 let numbers = try IncrementalStoreResults.array(result, of: NSNumber.self, store: store, request: request)
@@ -49,7 +49,8 @@ extension NSManagedObjectContext {
         everything.resultType = .managedObjectResultType
         everything.fetchLimit = 0
         everything.fetchOffset = 0
-        let stored = try IncrementalStoreResults.array(try store.execute(everything, with: self), of: NSManagedObject.self, store: store, request: everything)
+        let answer = try store.incrementalEngine.serialized { try store.execute(everything, with: self) }
+        let stored = try IncrementalStoreResults.array(answer, of: NSManagedObject.self, store: store, request: everything)
         let changed = Set(pending.map(ObjectIdentifier.init))
         var merged = stored.filter { !changed.contains(ObjectIdentifier($0)) }
         merged += pending.filter { !$0.state.isDeleted && (request.predicate?.evaluate(with: $0) ?? true) }
@@ -74,7 +75,7 @@ extension NSManagedObjectContext {
     /// Gives `objects` (all new, all of `store`) the permanent IDs the store makes for them.
     func obtainPermanentIDs(for objects: [NSManagedObject], from store: NSIncrementalStore) throws {
         guard !objects.isEmpty else { return }
-        let ids = try store.obtainPermanentIDs(for: objects)
+        let ids = try store.incrementalEngine.serialized { try store.obtainPermanentIDs(for: objects) }
         guard ids.count == objects.count else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [
                 NSLocalizedDescriptionKey: "\(type(of: store)) returned \(ids.count) permanent IDs for \(objects.count) objects."

@@ -374,7 +374,7 @@ open class NSManagedObjectContext {
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
-        if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
+        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         return object
     }
 
@@ -387,7 +387,7 @@ open class NSManagedObjectContext {
         if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
-        if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
+        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         return object
     }
 
@@ -431,7 +431,7 @@ open class NSManagedObjectContext {
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
-            if store.isIncremental { (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [id]) }
+            if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         }
     }
 
@@ -464,7 +464,7 @@ open class NSManagedObjectContext {
         if object.registration != nil {
             permanentObjects.remove(object)
             if let store = object.objectID.persistentStore, store.isIncremental {
-                (store as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(with: [object.objectID])
+                (store as? NSIncrementalStore)?.noteUnregistered([object.objectID])
             }
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
@@ -481,7 +481,7 @@ open class NSManagedObjectContext {
                 unregistered[ObjectIdentifier(store), default: (incremental, [])].ids.append(object.objectID)
             }
         }
-        for (store, ids) in unregistered.values { store.managedObjectContextDidUnregisterObjects(with: ids) }
+        for (store, ids) in unregistered.values { store.noteUnregistered(ids) }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()

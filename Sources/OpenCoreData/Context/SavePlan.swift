@@ -126,7 +126,7 @@ final class SavePlan {
         try context.obtainPermanentIDs(for: storeWork.inserted.filter { $0.objectID.isTemporaryID }, from: store)
         let request = NSSaveChangesRequest(
             inserted: Set(storeWork.inserted), updated: Set(storeWork.updated), deleted: Set(storeWork.deleted), locked: nil)
-        _ = try store.execute(request, with: context)
+        _ = try store.incrementalEngine.serialized { try store.execute(request, with: context) }
         store.incrementalEngine.noteSave()
         var rows: [(NSManagedObject, StoreRow)] = []
         for object in storeWork.inserted + storeWork.updated {

@@ -69,7 +69,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
             registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
             // The context no longer uses the object: an incremental store is told so.
             if let store = objectID.persistentStore, store.isIncremental {
-                (store as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(with: [objectID])
+                (store as? NSIncrementalStore)?.noteUnregistered([objectID])
             }
         }
     }

@@ -23,8 +23,9 @@ import Foundation
 /// store applies them (the context merges its own unsaved changes into what the store
 /// returns). Errors your methods throw reach the caller of `fetch` or `save` unchanged.
 ///
-/// Calls come from whichever queue the context using the store runs on; a store shared
-/// by contexts on several queues guards its own state.
+/// Calls come from the queue of whichever context uses the store, one call at a time:
+/// as Core Data's coordinator does, the library serializes them, so a store's own state
+/// needs no lock.
 open class NSIncrementalStore: NSPersistentStore {
     /// Creates the store; the coordinator calls this for a registered store type, then
     /// ``loadMetadata()``. A subclass that overrides it calls `super`.
@@ -110,9 +111,19 @@ open class NSIncrementalStore: NSPersistentStore {
     /// inserted and saved). Does nothing unless overridden.
     open func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {}
 
-    /// Called when a context stops using objects of this store. Does nothing unless
-    /// overridden.
+    /// Called when a context stops using objects of this store (reset, or the object was
+    /// freed). Does nothing unless overridden.
     open func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {}
+
+    /// Tells the store, one call at a time, that a context registered `objectIDs`.
+    func noteRegistered(_ objectIDs: [NSManagedObjectID]) {
+        incrementalEngine.serialized { managedObjectContextDidRegisterObjects(with: objectIDs) }
+    }
+
+    /// Tells the store, one call at a time, that a context let go of `objectIDs`.
+    func noteUnregistered(_ objectIDs: [NSManagedObjectID]) {
+        incrementalEngine.serialized { managedObjectContextDidUnregisterObjects(with: objectIDs) }
+    }
 
     // MARK: Object IDs
 

@@ -8,9 +8,22 @@ import Foundation
 /// object ID URIs show it (`…/Trail/p7`); any other reference object (a string, a UUID)
 /// gets a negative key of its own, remembered for the store's life.
 ///
-/// Thread-safe: the key tables and metadata are guarded by `lock`; the subclass's methods
-/// are called without it held, so a store may call back into its context.
+/// Thread-safe: the key tables and metadata are guarded by `lock`. Every call into the
+/// subclass goes through ``serialized(_:)``, one at a time, as Core Data's coordinator
+/// serializes the work of its stores: a store written for Core Data keeps its state
+/// without locks of its own. The lock is recursive, because a store's `execute` makes
+/// faults whose values it is asked for on the same thread.
 final class IncrementalStoreEngine: PersistentStoreEngine {
+    /// Serializes calls into the store's subclass.
+    private let callLock = NSRecursiveLock()
+
+    /// Runs `body`, which calls the store's methods, while no other thread does.
+    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        callLock.lock()
+        defer { callLock.unlock() }
+        return try body()
+    }
+
     /// The store whose methods answer; set right after the store is made.
     weak var store: NSIncrementalStore?
     private let entitiesByNumber: [Int: NSEntityDescription]
@@ -106,8 +119,10 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         for key in keys {
             guard let entity = entity(forNumber: key.entityNumber) else { continue }
             let objectID = NSManagedObjectID(store: store, key: key, entity: entity)
-            let node = try store.newValuesForObject(with: objectID, with: context)
-            rows.append(try row(from: node, key: key, entity: entity, context: context))
+            try serialized {
+                let node = try store.newValuesForObject(with: objectID, with: context)
+                rows.append(try row(from: node, key: key, entity: entity, context: context))
+            }
         }
         return rows
     }
@@ -119,7 +134,8 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         request.entity = entity
         request.resultType = .managedObjectIDResultType
         request.includesSubentities = includesSubentities
-        let ids = try IncrementalStoreResults.array(try store.execute(request, with: context), of: NSManagedObjectID.self, store: store, request: request)
+        let result = try serialized { try store.execute(request, with: context) }
+        let ids = try IncrementalStoreResults.array(result, of: NSManagedObjectID.self, store: store, request: request)
         return try fetchRows(for: ids.compactMap(\.storeKey), context: context)
     }
 
@@ -127,7 +143,7 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         guard let store, let entity = entity(forNumber: source.entityNumber) else { return [] }
         let context = try readingContext(context)
         let objectID = NSManagedObjectID(store: store, key: source, entity: entity)
-        let value = try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        let value = try serialized { try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context) }
         return try Self.objectIDs(in: value, relationship: relationship, store: store).compactMap(\.storeKey)
     }
 

@@ -286,6 +286,40 @@ final class StoreKindTests: CoreTestCase {
         XCTAssertNil(store.registeredIDs[onlyID], "an object a fetch made and nobody kept is let go when it is freed")
     }
 
+    func testContextsOnSeveralQueuesUseTheStoreOneCallAtATime() throws {
+        kind = .json
+        kindDirectory = directory
+        let container = try open()
+        let group = DispatchGroup()
+        let failures = NSLock()
+        var errors: [Error] = []
+        for worker in 0..<4 {
+            let context = container.newBackgroundContext()
+            group.enter()
+            context.perform {
+                defer { group.leave() }
+                do {
+                    for batch in 0..<5 {
+                        for index in 0..<5 {
+                            _ = self.insertTrail("w\(worker)-\(batch)-\(index)", rating: Double(index), into: context)
+                        }
+                        try context.save()
+                        let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+                        request.predicate = NSPredicate(format: "name BEGINSWITH %@", "w\(worker)-")
+                        let mine = try context.fetch(request)
+                        if mine.count != (batch + 1) * 5 { throw NSError(domain: "count", code: mine.count) }
+                        context.reset()
+                    }
+                } catch {
+                    failures.lock(); errors.append(error); failures.unlock()
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertTrue(errors.isEmpty, "\(errors)")
+        XCTAssertEqual(try open().viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 100, "every save reached the file")
+    }
+
     func testErrorsThrownByTheStoreReachTheCallerUnchanged() throws {
         kind = .json
         kindDirectory = directory
