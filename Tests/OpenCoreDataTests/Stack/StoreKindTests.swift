@@ -243,6 +243,26 @@ final class StoreKindTests: CoreTestCase {
         }
     }
 
+    func testAChildContextSavesThroughItsParentIntoTheStore() throws {
+        try forEachKind {
+            let container = try open()
+            let parent = container.viewContext
+            _ = insertTrail("Saved first", rating: 2, into: parent)
+            try parent.save()
+            let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            child.parent = parent
+            _ = insertTrail("From the child", rating: 4, into: child)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            XCTAssertEqual(names(try child.fetch(request)), ["From the child", "Saved first"], "\(kind): the child sees the store's rows and its own insert")
+            try child.save()
+            XCTAssertEqual(try open().viewContext.count(for: request), 1, "\(kind): a child's save reaches the parent, not the store")
+            try parent.save()
+            let relaunched = try open()
+            XCTAssertEqual(names(try relaunched.viewContext.fetch(request)), ["From the child", "Saved first"], "\(kind)")
+        }
+    }
+
     // MARK: The incremental store only
 
     func testReferenceObjectsMakeEqualIDsAndURIsShowIntegerReferences() throws {
