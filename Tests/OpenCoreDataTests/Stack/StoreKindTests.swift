@@ -263,6 +263,29 @@ final class StoreKindTests: CoreTestCase {
         }
     }
 
+    func testAFetchedResultsControllerFetchesFromEitherStore() throws {
+        try forEachKind {
+            let container = try open()
+            let context = container.viewContext
+            _ = insertTrail("Bravo", rating: 2, into: context)
+            _ = insertTrail("Alpha", rating: 4, into: context)
+            _ = insertTrail("Zero", rating: 0, into: context)
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.predicate = NSPredicate(format: "rating > 1")
+            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                                                        sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            XCTAssertEqual(names(controller.fetchedObjects ?? []), ["Alpha", "Bravo"], "\(kind)")
+            XCTAssertEqual(controller.sections?.first?.numberOfObjects, 2, "\(kind)")
+            _ = insertTrail("Charlie", rating: 3, into: context)
+            try context.save()
+            try controller.performFetch()
+            XCTAssertEqual(names(controller.fetchedObjects ?? []), ["Alpha", "Bravo", "Charlie"], "\(kind)")
+        }
+    }
+
     // MARK: The incremental store only
 
     func testReferenceObjectsMakeEqualIDsAndURIsShowIntegerReferences() throws {
