@@ -290,7 +290,7 @@ extension NSManagedObjectContext {
             }
         }
         for store in stores(holding: entity) where parent == nil {
-            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities))
+            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities, context: self))
             candidates.reserveCapacity(candidates.count + rows.count)
             for row in rows {
                 let object = registeredObject(for: row.key, in: store, request: request)

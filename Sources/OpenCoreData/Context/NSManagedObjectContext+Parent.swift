@@ -44,7 +44,7 @@ extension NSManagedObjectContext {
         if let parent { return try parent.performAndWait { try parent.hasObjectForChild(id) } }
         guard let key = id.storeKey, let store = id.persistentStore else { return false }
         if store.rowCache.row(for: key) != nil { return true }
-        return try !store.engine.fetchRows(for: [key]).isEmpty
+        return try !store.engine.fetchRows(for: [key], context: self).isEmpty
     }
 
     /// What a child's fault loads: the persistent attribute values of this context's
@@ -164,7 +164,7 @@ extension NSManagedObjectContext {
                 guard let coordinator = persistentStoreCoordinator,
                     (coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []).contains(where: { $0 === entity })
                 else { continue }
-                let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: includesSubentities))
+                let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: includesSubentities, context: self))
                 ids += rows.compactMap { coordinator.objectID(for: $0.key, in: store) }
             }
         }

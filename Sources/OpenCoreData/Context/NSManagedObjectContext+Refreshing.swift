@@ -94,7 +94,7 @@ extension NSManagedObjectContext {
             return values.map { childSnapshot(of: object, attributes: $0) }
         }
         guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { return nil }
-        return store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key]).first }
+        return store.rowCache.row(for: key) ?? readingStore(for: object.objectID) { try store.engine.fetchRows(for: [key], context: self).first }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -123,7 +123,7 @@ extension NSManagedObjectContext {
             keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
         }
         for (store, keys) in keysByStore.values where keys.count > 1 {
-            if let rows = try? store.engine.fetchRows(for: keys) { store.rowCache.store(rows) }
+            if let rows = try? store.engine.fetchRows(for: keys, context: self) { store.rowCache.store(rows) }
         }
     }
 

@@ -340,7 +340,7 @@ open class NSManagedObjectContext {
         }
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
         guard let key = objectID.storeKey, let store = objectID.persistentStore,
-            let row = try store.engine.fetchRows(for: [key]).first
+            let row = try store.engine.fetchRows(for: [key], context: self).first
         else {
             throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
         }

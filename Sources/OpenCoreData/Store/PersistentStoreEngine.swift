@@ -23,8 +23,8 @@ protocol PersistentStoreEngine: AnyObject {
     /// The concrete entity of an entity number, `nil` when the store has none.
     func entity(forNumber number: Int) -> NSEntityDescription?
 
-    /// The rows of `keys` the store holds (rows it does not hold are left out), for
-    /// `context` when a context asked (a fault firing), `nil` when prefetching.
+    /// The rows of `keys` the store holds (rows it does not hold are left out), for the
+    /// context that asked (an incremental store receives it); `nil` when none did.
     func fetchRows(for keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreRow]
     /// Every row of `entity` (and of its sub-entities when asked).
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow]
