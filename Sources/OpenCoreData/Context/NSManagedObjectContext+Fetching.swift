@@ -35,7 +35,10 @@ extension NSManagedObjectContext {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
-        let results: [Any]
+        var results: [Any] = []
+        if let store = incrementalStore(holding: entity) {
+            results = try fetchFromIncrementalStore(request, entity: entity, store: store)
+        } else {
         switch request.resultType {
         case .countResultType:
             results = [NSNumber(value: try matchingCount(entity: entity, request: request))]
@@ -51,6 +54,7 @@ extension NSManagedObjectContext {
             }
             results = objects
         }
+        }
         return results.map { result in
             guard let typed = result as? T else {
                 fatalError("NSFetchRequest<\(T.self)> cannot return \(type(of: result)) results; match its result type to its resultType.")
@@ -64,6 +68,11 @@ extension NSManagedObjectContext {
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
         let entity = resolveEntity(of: request)
+        if let store = incrementalStore(holding: entity) {
+            let counting = request.copy(as: NSNumber.self)
+            counting.resultType = .countResultType
+            return (try fetchFromIncrementalStore(counting, entity: entity, store: store).first as? NSNumber)?.intValue ?? 0
+        }
         return try readingQueryGeneration { try matchingCount(entity: entity, request: request) }
     }
 
@@ -175,7 +184,7 @@ extension NSManagedObjectContext {
         var names: [String] = []
         for list in [inserted, updated, deleted] {
             for object in list.objects {
-                guard let table = store.engine.schema.entity(object.entity)?.table.name, tables.contains(table) else { continue }
+                guard let table = store.engine.sqlSchema?.entity(object.entity)?.table.name, tables.contains(table) else { continue }
                 let name = object.entity.name ?? "?"
                 if !names.contains(name) { names.append(name) }
             }
@@ -283,7 +292,7 @@ extension NSManagedObjectContext {
             }
         }
         for store in stores(holding: entity) where parent == nil {
-            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities))
+            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities, context: self))
             candidates.reserveCapacity(candidates.count + rows.count)
             for row in rows {
                 let object = registeredObject(for: row.key, in: store, request: request)

@@ -66,6 +66,10 @@ extension NSManagedObjectContext {
             }
         }
         for (store, members) in try SavePlan.group(temporary, coordinator: coordinator) {
+            if let incremental = store as? NSIncrementalStore {
+                try obtainPermanentIDs(for: members, from: incremental)
+                continue
+            }
             for (entity, group) in SavePlan.byEntity(members) {
                 let keys = try store.engine.allocatePrimaryKeys(for: entity, count: group.count)
                 for (object, primaryKey) in zip(group, keys) {
@@ -120,7 +124,7 @@ extension NSManagedObjectContext {
             keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
         }
         for (store, keys) in keysByStore.values where keys.count > 1 {
-            if let rows = try? store.engine.fetchRows(for: keys) { store.rowCache.store(rows) }
+            if let rows = try? store.engine.fetchRows(for: keys, context: self) { store.rowCache.store(rows) }
         }
     }
 

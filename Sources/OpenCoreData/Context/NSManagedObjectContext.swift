@@ -358,7 +358,7 @@ open class NSManagedObjectContext {
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
         return try readingQueryGeneration {
             guard let key = objectID.storeKey, let store = objectID.persistentStore,
-                let row = try store.engine.fetchRows(for: [key]).first
+                let row = try store.engine.fetchRows(for: [key], context: self).first
             else {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
             }
@@ -393,6 +393,7 @@ open class NSManagedObjectContext {
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
+        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         return object
     }
 
@@ -405,6 +406,7 @@ open class NSManagedObjectContext {
         if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
+        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         return object
     }
 
@@ -448,6 +450,7 @@ open class NSManagedObjectContext {
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
+            if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
         }
     }
 
@@ -479,6 +482,9 @@ open class NSManagedObjectContext {
     func forget(_ object: NSManagedObject) {
         if object.registration != nil {
             permanentObjects.remove(object)
+            if let store = object.objectID.persistentStore, store.isIncremental {
+                (store as? NSIncrementalStore)?.noteUnregistered([object.objectID])
+            }
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         }
@@ -490,8 +496,12 @@ open class NSManagedObjectContext {
     /// without this the cycles would keep every object, and the rows they hold in the row
     /// cache, alive for as long as the program runs.
     func forgetAll() {
+        var unregistered: [ObjectIdentifier: (store: NSIncrementalStore, ids: [NSManagedObjectID])] = [:]
         for object in registeredObjects {
             object.managedObjectContext = nil
+            if let store = object.objectID.persistentStore, store.isIncremental, let incremental = store as? NSIncrementalStore, !object.objectID.isTemporaryID {
+                unregistered[ObjectIdentifier(store), default: (incremental, [])].ids.append(object.objectID)
+            }
             object.state.values.removeAll()
             object.state.loadedRelationships = []
             object.state.snapshot = nil
@@ -499,6 +509,7 @@ open class NSManagedObjectContext {
             object.state.fetchBatch = nil
             object.state.isFault = true
         }
+        for (store, ids) in unregistered.values { store.noteUnregistered(ids) }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
@@ -530,7 +541,7 @@ open class NSManagedObjectContext {
         var row = store.rowCache.row(for: key)
         if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
-        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key]).first }) {
+        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key], context: self).first }) {
             row = store.rowCache.store(fetched)
         }
         guard let row else {
@@ -584,7 +595,7 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
-        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key) }
+        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key, context: self) }
         let members = keys.map { self.object(for: $0, in: store) }
         // The members stay faults, but their rows are read now, a few hundred per query,
         // so that walking the relationship does not cost one query per object.

@@ -20,7 +20,8 @@ final class SavePlan {
     private(set) var derivedRows: [(store: NSPersistentStore, row: StoreRow)] = []
     /// The updated objects that had persistent changes to write.
     var updatedObjects: [NSManagedObject] = []
-    /// The context being saved: its merge policy settles conflicts (see SavePlan+Conflicts).
+    /// The context being saved: its merge policy settles conflicts (see SavePlan+Conflicts),
+    /// and an incremental store receives it with the save request.
     unowned let context: NSManagedObjectContext
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
@@ -59,14 +60,18 @@ final class SavePlan {
     func write() throws {
         for store in stores {
             var rows: [(NSManagedObject, StoreRow)] = []
-            _ = store.engine.derivedValueReports.drain()
-            try store.engine.performSave { transaction in
-                // Conflicts are found and settled while the save holds the store's write lock.
-                let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
-                work[ObjectIdentifier(store)] = storeWork
-                rows = try write(storeWork, to: store, in: transaction)
+            if let incremental = store as? NSIncrementalStore {
+                rows = try write(work[ObjectIdentifier(store)]!, to: incremental)
+            } else {
+                _ = store.sqliteEngine?.derivedValueReports.drain()
+                try store.engine.performSave { transaction in
+                    // Conflicts are found and settled while the save holds the store's write lock.
+                    let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
+                    work[ObjectIdentifier(store)] = storeWork
+                    rows = try write(storeWork, to: store, in: transaction)
+                }
             }
-            let derivedKeys = store.engine.derivedValueReports.drain()
+            let derivedKeys = store.sqliteEngine?.derivedValueReports.drain() ?? []
             try store.writeAtomicFile()
             store.rowCache.store(rows.map(\.1))
             if !derivedKeys.isEmpty {
@@ -125,6 +130,24 @@ final class SavePlan {
                 let destinations = toManyMembers(object.state.values[relationship.name]).filter { !$0.state.isDeleted }.compactMap { key(of: $0) }
                 try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
             }
+        }
+        return rows
+    }
+
+    /// Hands the work to an incremental store as one ``NSSaveChangesRequest``, after the
+    /// new objects got permanent IDs from the store, as Core Data does; whatever the store
+    /// throws reaches the caller of `save()` unchanged.
+    private func write(_ storeWork: StoreWork, to store: NSIncrementalStore) throws -> [(NSManagedObject, StoreRow)] {
+        try context.obtainPermanentIDs(for: storeWork.inserted.filter { $0.objectID.isTemporaryID }, from: store)
+        let request = NSSaveChangesRequest(
+            inserted: Set(storeWork.inserted), updated: Set(storeWork.updated), deleted: Set(storeWork.deleted), locked: nil)
+        _ = try store.incrementalEngine.serialized { try store.execute(request, with: context) }
+        store.incrementalEngine.noteSave()
+        var rows: [(NSManagedObject, StoreRow)] = []
+        for object in storeWork.inserted + storeWork.updated {
+            guard let key = object.objectID.storeKey else { continue }
+            let version = (object.state.snapshot?.version ?? 0) + 1
+            rows.append((object, makeRow(object, key: key, version: version)))
         }
         return rows
     }

@@ -73,7 +73,7 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
         guard let coordinator = context.persistentStoreCoordinator else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
         }
-        let stores = (affectedStores ?? coordinator.persistentStores).filter { $0.engine.historyTracking || $0.engine.isReadOnlyWithoutHistory }
+        let stores = (affectedStores ?? coordinator.persistentStores).filter { store in store.sqliteEngine.map { $0.historyTracking || $0.isReadOnlyWithoutHistory } ?? false }
         switch operation {
         case .deleteBeforeToken(let token):
             return try purge(stores) { store in token.map { .transaction($0.storeTokens[store.identifier] ?? 0) } }
@@ -103,7 +103,7 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     private func transactions(_ stores: [NSPersistentStore], bound: (NSPersistentStore) -> HistoryBound?) throws -> [NSPersistentHistoryTransaction] {
         var all: [NSPersistentHistoryTransaction] = []
         for store in stores {
-            for record in try store.engine.fetchHistory(after: bound(store), withChanges: resultType != .transactionsOnly && resultType != .count) {
+            for record in try store.engine.sqlite(for: "Persistent history").fetchHistory(after: bound(store), withChanges: resultType != .transactionsOnly && resultType != .count) {
                 let transaction = NSPersistentHistoryTransaction(record: record, store: store)
                 if resultType != .transactionsOnly, resultType != .count {
                     transaction.changes = record.changes.compactMap { change in
@@ -169,7 +169,7 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
 
     private func purge(_ stores: [NSPersistentStore], bound: (NSPersistentStore) -> HistoryBound?) throws -> NSPersistentHistoryResult {
         var deleted = 0
-        for store in stores { deleted += try store.engine.deleteHistory(before: bound(store)) }
+        for store in stores { deleted += try store.engine.sqlite(for: "Persistent history").deleteHistory(before: bound(store)) }
         switch resultType {
         case .count: return NSPersistentHistoryResult(result: NSNumber(value: deleted), resultType: resultType)
         default: return NSPersistentHistoryResult(result: NSNumber(value: true), resultType: resultType)

@@ -80,7 +80,7 @@ extension NSPersistentStoreCoordinator {
         let chosen = (stores?.compactMap { $0 as? NSPersistentStore }) ?? persistentStores
         var tokens: [String: Int64] = [:]
         for store in chosen {
-            if let number = try? store.engine.newestHistoryTransaction() { tokens[store.identifier] = number }
+            if let number = try? store.engine.sqlite(for: "Persistent history").newestHistoryTransaction() { tokens[store.identifier] = number }
         }
         return tokens.isEmpty ? nil : NSPersistentHistoryToken(storeTokens: tokens)
     }

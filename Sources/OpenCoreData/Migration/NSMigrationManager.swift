@@ -98,9 +98,10 @@ open class NSMigrationManager {
                 try FileManager.default.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let source = try SQLiteDatabase(path: sourceURL.path, create: false)
                 defer { source.close() }
-                let copy = try source.statement("VACUUM INTO ?")
-                copy.bind(destinationURL.path, at: 1)
-                try copy.execute()
+                try source.withStatement("VACUUM INTO ?") { copy in
+                    copy.bind(destinationURL.path, at: 1)
+                    try copy.execute()
+                }
                 try SQLiteStoreMigration(url: destinationURL, plan: plan, configurationName: nil).run()
             } else {
                 try migrateObjects(from: sourceURL, sourceOptions: sourceOptions, mapping: mapping, to: destinationURL, type: destinationType, options: destinationOptions)

@@ -67,6 +67,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         // Unowned entries must go before the memory does (see ObjectRegistry).
         if let registration {
             registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
+            // The context no longer uses the object: an incremental store is told so.
+            if let store = objectID.persistentStore, store.isIncremental {
+                (store as? NSIncrementalStore)?.noteUnregistered([objectID])
+            }
         }
     }
 

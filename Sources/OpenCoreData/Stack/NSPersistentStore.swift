@@ -27,8 +27,9 @@ open class NSPersistentStore {
         public static let binary = StoreType(rawValue: NSBinaryStoreType)
     }
 
-    /// The store's type string, e.g. `"SQLite"`.
-    public let type: String
+    /// The store's type string, e.g. `"SQLite"`, or the type an ``NSIncrementalStore``
+    /// subclass was registered and added under.
+    public internal(set) var type: String
     /// The store file, or `/dev/null` for an in-memory store.
     public var url: URL?
     /// The configuration whose entities the store holds; `PF_DEFAULT_CONFIGURATION_NAME` for all.
@@ -40,25 +41,39 @@ open class NSPersistentStore {
     /// The coordinator the store belongs to.
     public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
-    /// The storage engine doing the SQL work; in-memory stores use an in-memory database.
-    let engine: SQLiteStoreEngine
+    /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
+    /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
+    let engine: any PersistentStoreEngine
+    /// The same engine when it is a SQLite one (query generations, history, derived
+    /// values): read once, so the row cache's hot path costs no cast.
+    let sqliteEngine: SQLiteStoreEngine?
+    /// Whether this is an ``NSIncrementalStore``, told to contexts' registrations: a flag,
+    /// so that registering the objects of a large SQLite fetch costs no cast each.
+    let isIncremental: Bool
     /// Rows last read or written, by key: lets faults fire without SQL. While a context
     /// pinned to a query generation reads on this thread, the rows of its snapshot.
-    var rowCache: RowCache { GenerationScope.current?.snapshot(for: engine)?.rowCache ?? sharedRowCache }
+    var rowCache: RowCache {
+        if let scope = GenerationScope.current, let sqliteEngine, let snapshot = scope.snapshot(for: sqliteEngine) {
+            return snapshot.rowCache
+        }
+        return sharedRowCache
+    }
     /// The rows of the store's newest state, shared by every unpinned context.
     private let sharedRowCache = RowCache()
 
-    init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: SQLiteStoreEngine) {
+    init(type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?, engine: any PersistentStoreEngine) {
         self.type = type
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
         self.url = url
         self.options = options
         // A store with history opened without tracking is read-only, as in Core Data.
-        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false || engine.isReadOnlyWithoutHistory
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false || (engine as? SQLiteStoreEngine)?.isReadOnlyWithoutHistory == true
         self.engine = engine
+        self.sqliteEngine = engine as? SQLiteStoreEngine
+        self.isIncremental = engine is IncrementalStoreEngine
         self.storeIdentifier = engine.identifier
-        engine.persistentStore = self
-        engine.watchRemoteChanges()
+        sqliteEngine?.persistentStore = self
+        sqliteEngine?.watchRemoteChanges()
     }
 
     /// The store's unique identifier, a UUID made when the store file was created.
@@ -66,7 +81,9 @@ open class NSPersistentStore {
     /// Read once, when the store is added: every permanent object ID names its store, from
     /// any queue (a `lazy` property made on first use raced between contexts; found by
     /// ThreadSanitizer), and the UUID never changes.
-    private let storeIdentifier: String
+    /// Set once more only for an incremental store, by its coordinator, after
+    /// ``NSIncrementalStore/loadMetadata()`` and before the store is published.
+    var storeIdentifier: String
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     ///
@@ -74,7 +91,9 @@ open class NSPersistentStore {
     /// the next save to the store, as in Core Data (the UUID and type are kept).
     public var metadata: [String: Any]! {
         get { engine.metadata }
-        set { engine.setMetadataAtNextSave(newValue ?? [:]) }
+        set {
+            if let sqliteEngine { sqliteEngine.setMetadataAtNextSave(newValue ?? [:]) } else { try? engine.setMetadata(newValue ?? [:]) }
+        }
     }
 
     /// For an atomic (binary) store, the private working database the engine uses; the

@@ -85,7 +85,7 @@ extension NSPersistentStoreCoordinator {
     /// files beside the store (external binary storage) has no place in memory: a model
     /// that allows it is refused.
     private func migratePersistentStoreIntoMemory(_ store: NSPersistentStore, url: URL, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
-        if store.engine.schema.entities.contains(where: \.hasExternalData) {
+        if store.engine.sqlSchema?.entities.contains(where: \.hasExternalData) == true {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [
                 NSLocalizedDescriptionKey: "Can't migrate the store into memory: its model keeps binary data in external files; migrate it to a SQLite file instead.",
             ])
@@ -93,7 +93,7 @@ extension NSPersistentStoreCoordinator {
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
         let added = try addPersistentStore(ofType: NSInMemoryStoreType, configurationName: configuration, at: url, options: options)
         do {
-            try added.engine.replaceContents(from: store.engine)
+            try added.engine.sqlite(for: "Migrating a store into memory").replaceContents(from: store.engine.sqlite(for: "Migrating a store into memory"))
             try remove(store)
             return added
         } catch {

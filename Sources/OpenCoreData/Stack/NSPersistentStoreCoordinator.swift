@@ -29,14 +29,25 @@ open class NSPersistentStoreCoordinator {
 
     /// Opens (creating when missing) a store and adds it.
     ///
+    /// A type registered with ``registerStoreClass(_:forStoreType:)`` creates a store of
+    /// the registered ``NSIncrementalStore`` subclass and calls its
+    /// ``NSIncrementalStore/loadMetadata()``.
+    ///
     /// - Throws: an `NSError` in `NSCocoaErrorDomain`: ``NSPersistentStoreInvalidTypeError``
-    ///   for an unknown type, ``NSPersistentStoreIncompatibleVersionHashError`` when the file
+    ///   ("Unsupported store type.") for a type neither built in nor registered;
+    ///   ``NSPersistentStoreTypeMismatchError`` when an incremental store's metadata names
+    ///   another type; whatever an incremental store's `loadMetadata()` throws, unchanged; ``NSPersistentStoreIncompatibleVersionHashError`` when the file
     ///   was written with a different model, and Core Data's codes for unreadable files.
     @discardableResult
     open func addPersistentStore(
         ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
         options: [AnyHashable: Any]? = nil
     ) throws -> NSPersistentStore {
+        if let storeClass = RegisteredStoreClasses.storeClass(for: storeType) {
+            let store = try addIncrementalStore(storeClass, type: storeType, configurationName: configuration, at: storeURL, options: options)
+            publish(store)
+            return store
+        }
         let engineURL: URL?
         var atomicWorkingURL: URL?
         switch storeType {
@@ -74,8 +85,10 @@ open class NSPersistentStoreCoordinator {
                 NSLocalizedDescriptionKey: "The XML store type is available on macOS only."
             ])
         default:
+            // Core Data's reason for a type nobody registered is "Unsupported store type."
             throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
-                NSLocalizedDescriptionKey: "Unknown store type \(storeType); use NSSQLiteStoreType, NSInMemoryStoreType or NSBinaryStoreType."
+                NSLocalizedDescriptionKey: "Unsupported store type.",
+                NSStoreTypeKey: storeType,
             ])
         }
         if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
@@ -93,12 +106,17 @@ open class NSPersistentStoreCoordinator {
             store.atomicWorkingURL = atomicWorkingURL
             if !FileManager.default.fileExists(atPath: storeURL!.path) { try store.writeAtomicFile() }
         }
+        publish(store)
+        return store
+    }
+
+    /// Adds an opened store to the list and says so.
+    private func publish(_ store: NSPersistentStore) {
         lock.lock()
         stores.append(store)
         lock.unlock()
         NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
                                         userInfo: [NSAddedPersistentStoresKey: [store]])
-        return store
     }
 
     /// Opens the store `description` describes, then calls `block` (on this thread, or

@@ -8,7 +8,10 @@ import Foundation
 final class SQLiteSaveTransaction {
     private unowned let engine: SQLiteStoreEngine
     /// False once the save has committed or rolled back; using the object then is an error.
-    var isActive = true
+    private(set) var isActive = true
+    /// The statements this save keeps prepared from row to row: in use until ``end()``,
+    /// so the cache neither evicts them nor hands them to anyone else meanwhile.
+    private var held: [SQLiteStatement] = []
 
     init(engine: SQLiteStoreEngine) {
         self.engine = engine
@@ -41,6 +44,22 @@ final class SQLiteSaveTransaction {
     private var writers: [Int: EntityWriter] = [:]
     private var lastWriter: EntityWriter?
     private let externalStorage: ExternalBinaryStorage
+
+    /// Ends the save's use of its statements (reset, values let go); the transaction can
+    /// no longer be used.
+    func end() {
+        isActive = false
+        for statement in held { statement.endUse() }
+        held.removeAll()
+    }
+
+    /// The cached statement for `sql`, kept in use until the save ends.
+    private func hold(_ sql: String) throws -> SQLiteStatement {
+        let statement = try database.statement(sql)
+        statement.isInUse = true
+        held.append(statement)
+        return statement
+    }
 
     private func checkActive() throws {
         guard isActive, database.isOpen else {
@@ -120,7 +139,7 @@ final class SQLiteSaveTransaction {
         let positions = changedSlots.map { changed in all.filter { changed.contains(writer.plan.slots[$0].slot) } } ?? Array(all)
         if let known = writer.updates[positions] { return known }
         let slots = positions.map { writer.plan.slots[$0] }
-        let prepared = (slots, try database.statement(writer.plan.updateSQL(setting: slots)))
+        let prepared = (slots, try hold(writer.plan.updateSQL(setting: slots)))
         writer.updates[positions] = prepared
         return prepared
     }
@@ -138,9 +157,10 @@ final class SQLiteSaveTransaction {
         statement.bindKey(key.primaryKey, at: 1)
         try statement.execute()
         for sql in plan.unlinkSQL {
-            let unlink = try database.statement(sql)
-            unlink.bindKey(key.primaryKey, at: 1)
-            try unlink.execute()
+            try database.withStatement(sql) { unlink in
+                unlink.bindKey(key.primaryKey, at: 1)
+                try unlink.execute()
+            }
         }
     }
 
@@ -165,7 +185,7 @@ final class SQLiteSaveTransaction {
             statement.rewind()
             return statement
         }
-        let fresh = try database.statement(sql)
+        let fresh = try hold(sql)
         statement = fresh
         return fresh
     }
@@ -187,59 +207,71 @@ final class SQLiteSaveTransaction {
         case .foreignKey(let destination, _, let orderColumn):
             guard let orderColumn else { return }
             let statement = "UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?"
-            for (position, key) in destinations.enumerated() {
-                let update = try database.statement(statement)
-                update.bindKey(Int64(position + 1) * 1024, at: 1)
-                update.bindKey(key.primaryKey, at: 2)
-                try update.execute()
+            try database.withStatement(statement) { update in
+                for (position, key) in destinations.enumerated() {
+                    update.rewind()
+                    update.bindKey(Int64(position + 1) * 1024, at: 1)
+                    update.bindKey(key.primaryKey, at: 2)
+                    try update.execute()
+                }
             }
         case .hiddenKey(let destination, let keyColumn, let orderColumn):
             // Release the previous members, then claim (and order) the current ones.
             let table = destination.table.name
             let clearOrder = orderColumn.map { ", \($0) = NULL" } ?? ""
-            let release = try database.statement("UPDATE \(table) SET \(keyColumn) = NULL\(clearOrder) WHERE \(keyColumn) = ?")
-            release.bindKey(source.primaryKey, at: 1)
-            try release.execute()
+            try database.withStatement("UPDATE \(table) SET \(keyColumn) = NULL\(clearOrder) WHERE \(keyColumn) = ?") { release in
+                release.bindKey(source.primaryKey, at: 1)
+                try release.execute()
+            }
             let claimSQL = "UPDATE \(table) SET \(keyColumn) = ?" + (orderColumn.map { ", \($0) = ?" } ?? "") + " WHERE Z_PK = ?"
-            for (position, key) in destinations.enumerated() {
-                let claim = try database.statement(claimSQL)
-                claim.bindKey(source.primaryKey, at: 1)
-                if orderColumn != nil {
-                    claim.bindKey(Int64(position + 1) * 1024, at: 2)
-                    claim.bindKey(key.primaryKey, at: 3)
-                } else {
-                    claim.bindKey(key.primaryKey, at: 2)
+            try database.withStatement(claimSQL) { claim in
+                for (position, key) in destinations.enumerated() {
+                    claim.rewind()
+                    claim.bindKey(source.primaryKey, at: 1)
+                    if orderColumn != nil {
+                        claim.bindKey(Int64(position + 1) * 1024, at: 2)
+                        claim.bindKey(key.primaryKey, at: 3)
+                    } else {
+                        claim.bindKey(key.primaryKey, at: 2)
+                    }
+                    try claim.execute()
                 }
-                try claim.execute()
             }
         case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, _):
             var wanted: [Int64] = []
             var seen = Set<Int64>()
             for key in destinations where seen.insert(key.primaryKey).inserted { wanted.append(key.primaryKey) }
-            let select = try database.statement("SELECT \(otherColumn) FROM \(join.name) WHERE \(ownColumn) = ?")
-            select.bindKey(source.primaryKey, at: 1)
-            var existing = Set<Int64>()
-            while try select.step() { existing.insert(select.int64(0)) }
-            select.reset()
-            for removed in existing.subtracting(seen).sorted() {
-                let delete = try database.statement("DELETE FROM \(join.name) WHERE \(ownColumn) = ? AND \(otherColumn) = ?")
-                delete.bindKey(source.primaryKey, at: 1)
-                delete.bindKey(removed, at: 2)
-                try delete.execute()
+            let existing: Set<Int64> = try database.withStatement("SELECT \(otherColumn) FROM \(join.name) WHERE \(ownColumn) = ?") { select in
+                select.bindKey(source.primaryKey, at: 1)
+                var existing = Set<Int64>()
+                while try select.step() { existing.insert(select.int64(0)) }
+                return existing
             }
-            for added in wanted where !existing.contains(added) {
-                let insert = try database.statement("INSERT OR IGNORE INTO \(join.name)(\(ownColumn), \(otherColumn)) VALUES(?, ?)")
-                insert.bindKey(source.primaryKey, at: 1)
-                insert.bindKey(added, at: 2)
-                try insert.execute()
+            try database.withStatement("DELETE FROM \(join.name) WHERE \(ownColumn) = ? AND \(otherColumn) = ?") { delete in
+                for removed in existing.subtracting(seen).sorted() {
+                    delete.rewind()
+                    delete.bindKey(source.primaryKey, at: 1)
+                    delete.bindKey(removed, at: 2)
+                    try delete.execute()
+                }
+            }
+            try database.withStatement("INSERT OR IGNORE INTO \(join.name)(\(ownColumn), \(otherColumn)) VALUES(?, ?)") { insert in
+                for added in wanted where !existing.contains(added) {
+                    insert.rewind()
+                    insert.bindKey(source.primaryKey, at: 1)
+                    insert.bindKey(added, at: 2)
+                    try insert.execute()
+                }
             }
             if let orderColumn {
-                for (position, member) in wanted.enumerated() {
-                    let update = try database.statement("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(ownColumn) = ? AND \(otherColumn) = ?")
-                    update.bindKey(Int64(position + 1) * 1024, at: 1)
-                    update.bindKey(source.primaryKey, at: 2)
-                    update.bindKey(member, at: 3)
-                    try update.execute()
+                try database.withStatement("UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(ownColumn) = ? AND \(otherColumn) = ?") { update in
+                    for (position, member) in wanted.enumerated() {
+                        update.rewind()
+                        update.bindKey(Int64(position + 1) * 1024, at: 1)
+                        update.bindKey(source.primaryKey, at: 2)
+                        update.bindKey(member, at: 3)
+                        try update.execute()
+                    }
                 }
             }
         }
@@ -311,15 +343,15 @@ final class SQLiteSaveTransaction {
     private func externalColumns(of mapped: StoreEntity, plan: WritePlan, key: Int64, version: Int64?) throws -> [String: Data]? {
         var sql = "SELECT \(plan.externalColumns.joined(separator: ", ")) FROM \(mapped.table.name) WHERE Z_PK = ?"
         if version != nil { sql += " AND Z_OPT = ?" }
-        let select = try database.statement(sql)
-        select.bindKey(key, at: 1)
-        if let version { select.bindKey(version, at: 2) }
-        defer { select.reset() }
-        guard try select.step() else { return nil }
-        var result: [String: Data] = [:]
-        for (index, name) in plan.externalColumns.enumerated() where !select.isNull(Int32(index)) {
-            result[name] = select.data(Int32(index))
+        return try database.withStatement(sql) { select in
+            select.bindKey(key, at: 1)
+            if let version { select.bindKey(version, at: 2) }
+            guard try select.step() else { return nil }
+            var result: [String: Data] = [:]
+            for (index, name) in plan.externalColumns.enumerated() where !select.isNull(Int32(index)) {
+                result[name] = select.data(Int32(index))
+            }
+            return result
         }
-        return result
     }
 }

@@ -26,26 +26,27 @@ extension SQLiteStoreEngine {
             bindings.append((value, slot.storage, slot.attribute))
         }
         assignments.append("Z_OPT = Z_OPT + 1")
-        let statement = try database.statement("UPDATE \(mapped.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
-        var index: Int32 = 1
-        for (value, storage, attribute) in bindings {
-            try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: externalStorage)
-            index += 1
+        return try database.withStatement("UPDATE \(mapped.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?") { statement in
+            var index: Int32 = 1
+            for (value, storage, attribute) in bindings {
+                try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: externalStorage)
+                index += 1
+            }
+            statement.bindKey(key.primaryKey, at: index)
+            try statement.execute()
+            guard statement.changes == 1 else { return false }
+            try transaction?.recordUpdate(key, slots: slots)
+            return true
         }
-        statement.bindKey(key.primaryKey, at: index)
-        try statement.execute()
-        guard statement.changes == 1 else { return false }
-        try transaction?.recordUpdate(key, slots: slots)
-        return true
     }
 
     /// Whether the row `key` exists.
     func rowExists(_ key: StoreKey) throws -> Bool {
         let mapped = try storeEntity(number: key.entityNumber)
-        let statement = try database.statement("SELECT 1 FROM \(mapped.table.name) WHERE Z_PK = ?")
-        statement.bindKey(key.primaryKey, at: 1)
-        defer { statement.reset() }
-        return try statement.step()
+        return try database.withStatement("SELECT 1 FROM \(mapped.table.name) WHERE Z_PK = ?") { statement in
+            statement.bindKey(key.primaryKey, at: 1)
+            return try statement.step()
+        }
     }
 
     /// The relationship of an entity whose delete rule a batch delete cannot carry out
@@ -171,9 +172,10 @@ extension SQLiteStoreEngine {
     /// `UPDATE … SET Z_OPT = Z_OPT + 1` on one row.
     private func bumpVersion(_ key: StoreKey) throws {
         let mapped = try storeEntity(number: key.entityNumber)
-        let statement = try database.statement("UPDATE OR FAIL \(mapped.table.name) SET Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?")
-        statement.bindKey(key.primaryKey, at: 1)
-        try statement.execute()
+        try database.withStatement("UPDATE OR FAIL \(mapped.table.name) SET Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?") { statement in
+            statement.bindKey(key.primaryKey, at: 1)
+            try statement.execute()
+        }
     }
 
     /// Sets the to-one `relationship` of row `key` to NULL (with its entity and order
@@ -186,9 +188,10 @@ extension SQLiteStoreEngine {
         if let entityColumn = toOne.entityColumn { columns.append(table.columns[entityColumn].name) }
         if let order = schema.orderColumn(of: toOne.relationship, in: table) { columns.append(order) }
         let assignments = columns.map { "\($0) = NULL" }.joined(separator: ", ")
-        let statement = try database.statement("UPDATE OR FAIL \(table.name) SET \(assignments), Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?")
-        statement.bindKey(key.primaryKey, at: 1)
-        try statement.execute()
+        try database.withStatement("UPDATE OR FAIL \(table.name) SET \(assignments), Z_OPT = (Z_OPT + 1) WHERE Z_PK = ?") { statement in
+            statement.bindKey(key.primaryKey, at: 1)
+            try statement.execute()
+        }
     }
 
     /// The error Core Data reports when one of its batch-delete triggers raises.

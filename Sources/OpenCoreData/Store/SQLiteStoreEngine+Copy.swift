@@ -6,9 +6,10 @@ extension SQLiteStoreEngine {
     func copyDatabase(to url: URL) throws {
         lock.lock()
         defer { lock.unlock() }
-        let statement = try database.statement("VACUUM INTO ?")
-        statement.bind(url.path, at: 1)
-        try statement.execute()
+        try database.withStatement("VACUUM INTO ?") { statement in
+            statement.bind(url.path, at: 1)
+            try statement.execute()
+        }
     }
 
     /// Replaces this store's contents (an in-memory store's) with those of `source`,

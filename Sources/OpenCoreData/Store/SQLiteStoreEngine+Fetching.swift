@@ -8,9 +8,10 @@ extension SQLiteStoreEngine {
         let mapped = try storeEntity(entity)
         let plan = plans.select(mapped, includesSubentities: includesSubentities, schema: schema)
         let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
-        let statement = try database.statement(plan.selectSQL + condition + " ORDER BY t0.Z_PK")
-        for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
-        return try readRows(statement, plan: plan, entityName: entity.name ?? "")
+        return try database.withStatement(plan.selectSQL + condition + " ORDER BY t0.Z_PK") { statement in
+            for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
+            return try readRows(statement, plan: plan, entityName: entity.name ?? "")
+        }
     }
 
     /// The rows for `keys` (any entities), in the order of `keys`; rows that no longer exist
@@ -37,17 +38,19 @@ extension SQLiteStoreEngine {
                 let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
                 start += chunk.count
                 let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
-                let statement = try database.statement(plan.byKeysSQL[size]!)
-                var index: Int32 = 1
-                for pk in chunk {
-                    statement.bindKey(pk, at: index)
-                    index += 1
+                let chunkRows = try database.withStatement(plan.byKeysSQL[size]!) { statement in
+                    var index: Int32 = 1
+                    for pk in chunk {
+                        statement.bindKey(pk, at: index)
+                        index += 1
+                    }
+                    while index <= Int32(size) {
+                        statement.bindKey(chunk.last!, at: index)
+                        index += 1
+                    }
+                    return try readRows(statement, plan: plan, logTotals: false)
                 }
-                while index <= Int32(size) {
-                    statement.bindKey(chunk.last!, at: index)
-                    index += 1
-                }
-                for row in try readRows(statement, plan: plan, logTotals: false) { rows[row.key.primaryKey] = row }
+                for row in chunkRows { rows[row.key.primaryKey] = row }
             }
             found[tableID] = rows
         }
@@ -67,9 +70,10 @@ extension SQLiteStoreEngine {
     private func fetchRow(for key: StoreKey) throws -> StoreRow? {
         guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
         let plan = plans.select(root, includesSubentities: true, schema: schema)
-        let statement = try database.statement(plan.byKeySQL)
-        statement.bindKey(key.primaryKey, at: 1)
-        return try readRows(statement, plan: plan).first
+        return try database.withStatement(plan.byKeySQL) { statement in
+            statement.bindKey(key.primaryKey, at: 1)
+            return try readRows(statement, plan: plan).first
+        }
     }
 
     /// The number of rows of `entity` (and of its sub-entities when `includesSubentities`).
@@ -79,10 +83,10 @@ extension SQLiteStoreEngine {
         let clock = SQLDebugClock()
         let mapped = try storeEntity(entity)
         let (condition, bounds) = entityCondition(mapped, includesSubentities: includesSubentities)
-        let statement = try database.statement("SELECT COUNT(*) FROM \(mapped.table.name) t0" + condition)
-        for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
-        defer { statement.reset() }
-        let count = try statement.step() ? Int(statement.int64(0)) : 0
+        let count = try database.withStatement("SELECT COUNT(*) FROM \(mapped.table.name) t0" + condition) { statement in
+            for (offset, bound) in bounds.enumerated() { statement.bindKey(Int64(bound), at: Int32(offset + 1)) }
+            return try statement.step() ? Int(statement.int64(0)) : 0
+        }
         if database.debugLevel >= 1 { SQLDebugLog.countTime(clock.elapsed, count: count) }
         return count
     }
@@ -97,29 +101,26 @@ extension SQLiteStoreEngine {
         guard let storage = schema.toMany(relationship) else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The store does not hold relationship \(relationship.entity?.name ?? "").\(relationship.name)."])
         }
-        let statement: SQLiteStatement
+        let sql: String
+        var binds: [Int64] = [source.primaryKey]
         switch storage {
         case .foreignKey(let destination, let keyColumn, let orderColumn), .hiddenKey(let destination, let keyColumn, let orderColumn):
             let table = destination.table
             let isWholeTable = destination.entity === table.root
             let filter = isWholeTable ? "" : " AND (t0.Z_ENT >= ? AND t0.Z_ENT <= ?)"
             let order = orderColumn.map { "t0.\($0), t0.Z_PK" } ?? "t0.Z_PK"
-            statement = try database.statement("SELECT t0.Z_ENT, t0.Z_PK FROM \(table.name) t0 WHERE t0.\(keyColumn) = ?\(filter) ORDER BY \(order)")
-            statement.bindKey(source.primaryKey, at: 1)
-            if !isWholeTable {
-                statement.bindKey(Int64(destination.subtree.lowerBound), at: 2)
-                statement.bindKey(Int64(destination.subtree.upperBound), at: 3)
-            }
+            sql = "SELECT t0.Z_ENT, t0.Z_PK FROM \(table.name) t0 WHERE t0.\(keyColumn) = ?\(filter) ORDER BY \(order)"
+            if !isWholeTable { binds += [Int64(destination.subtree.lowerBound), Int64(destination.subtree.upperBound)] }
         case .joinTable(let join, let ownColumn, let otherColumn, let orderColumn, let destination):
             let order = orderColumn.map { "t1.\($0), t0.Z_PK" } ?? "t0.Z_PK"
-            statement = try database.statement(
-                "SELECT t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE t1.\(ownColumn) = ? ORDER BY \(order)")
-            statement.bindKey(source.primaryKey, at: 1)
+            sql = "SELECT t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE t1.\(ownColumn) = ? ORDER BY \(order)"
         }
-        defer { statement.reset() }
-        var keys: [StoreKey] = []
-        while try statement.step() { keys.append(StoreKey(entityNumber: Int(statement.int64(0)), primaryKey: statement.int64(1))) }
-        return keys
+        return try database.withStatement(sql) { statement in
+            for (offset, value) in binds.enumerated() { statement.bindKey(value, at: Int32(offset + 1)) }
+            var keys: [StoreKey] = []
+            while try statement.step() { keys.append(StoreKey(entityNumber: Int(statement.int64(0)), primaryKey: statement.int64(1))) }
+            return keys
+        }
     }
 
     // MARK: Helpers
@@ -131,12 +132,12 @@ extension SQLiteStoreEngine {
         let table = mapped.table
         var columns = "t0." + table.columns[toOne.column].name
         if let entityColumn = toOne.entityColumn { columns += ", t0." + table.columns[entityColumn].name }
-        let statement = try database.statement("SELECT \(columns) FROM \(table.name) t0 WHERE t0.Z_PK = ?")
-        statement.bindKey(source.primaryKey, at: 1)
-        defer { statement.reset() }
-        guard try statement.step(), !statement.isNull(0) else { return [] }
-        let number = toOne.entityColumn != nil && !statement.isNull(1) ? Int(statement.int64(1)) : toOne.destinationNumber
-        return [StoreKey(entityNumber: number, primaryKey: statement.int64(0))]
+        return try database.withStatement("SELECT \(columns) FROM \(table.name) t0 WHERE t0.Z_PK = ?") { statement in
+            statement.bindKey(source.primaryKey, at: 1)
+            guard try statement.step(), !statement.isNull(0) else { return [] }
+            let number = toOne.entityColumn != nil && !statement.isNull(1) ? Int(statement.int64(1)) : toOne.destinationNumber
+            return [StoreKey(entityNumber: number, primaryKey: statement.int64(0))]
+        }
     }
 
     /// The WHERE clause choosing `entity`'s rows in its table, and the numbers it binds.

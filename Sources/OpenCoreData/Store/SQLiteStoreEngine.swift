@@ -237,7 +237,7 @@ final class SQLiteStoreEngine {
         lock.lock()
         defer { lock.unlock() }
         let transaction = SQLiteSaveTransaction(engine: self)
-        defer { transaction.isActive = false }
+        defer { transaction.end() }
         do {
             try inTransaction {
                 try body(transaction)
@@ -278,21 +278,22 @@ final class SQLiteStoreEngine {
         }
         let mapped = try storeEntity(entity)
         let rootNumber = Int64(schema.entity(mapped.table.root)?.number ?? mapped.number)
-        let select = try database.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
-        select.bindKey(rootNumber, at: 1)
-        guard try select.step() else {
-            select.reset()
+        let stored: Int64? = try database.withStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?") { select in
+            select.bindKey(rootNumber, at: 1)
+            return try select.step() ? select.int64(0) : nil
+        }
+        guard let max = stored else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Z_PRIMARYKEY has no row for entity \(entity.name ?? "") (Z_ENT \(rootNumber))."])
         }
-        let max = select.int64(0)
-        select.reset()
         let newMax = max + Int64(count)
-        let update = try database.statement("UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?")
-        update.bindKey(newMax, at: 1)
-        update.bindKey(rootNumber, at: 2)
-        update.bindKey(max, at: 3)
-        try update.execute()
-        guard update.changes == 1 else {
+        let changes = try database.withStatement("UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?") { update in
+            update.bindKey(newMax, at: 1)
+            update.bindKey(rootNumber, at: 2)
+            update.bindKey(max, at: 3)
+            try update.execute()
+            return update.changes
+        }
+        guard changes == 1 else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Z_PRIMARYKEY changed while primary keys were being reserved for \(entity.name ?? "")."])
         }
         return (max + 1)...newMax
@@ -367,10 +368,9 @@ final class SQLiteStoreEngine {
 
     /// Creates every table, index and bookkeeping row; the caller holds a transaction.
     private func createSchema() throws -> [String: Any] {
-        let existing = try database.statement("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-        _ = try existing.step()
-        let tableCount = existing.int64(0)
-        existing.reset()
+        let tableCount = try database.withStatement("SELECT count(*) FROM sqlite_master WHERE type = 'table'") { existing in
+            try existing.step() ? existing.int64(0) : 0
+        }
         guard tableCount == 0 else {
             throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [
                 NSLocalizedDescriptionKey: "The file is a SQLite database, but not a Core Data store (it has tables and no Z_METADATA)."
@@ -382,11 +382,12 @@ final class SQLiteStoreEngine {
         for trigger in derivedAttributes.createTriggers() { try database.executeUncached(trigger) }
         try database.executeUncached(SchemaSQL.createPrimaryKeyTable)
         for mapped in schema.entities {
-            let insert = try database.statement(SchemaSQL.insertPrimaryKeyRow)
-            insert.bindKey(Int64(mapped.number), at: 1)
-            insert.bind(mapped.entity.name ?? "", at: 2)
-            insert.bindKey(Int64(mapped.superNumber), at: 3)
-            try insert.execute()
+            try database.withStatement(SchemaSQL.insertPrimaryKeyRow) { insert in
+                insert.bindKey(Int64(mapped.number), at: 1)
+                insert.bind(mapped.entity.name ?? "", at: 2)
+                insert.bindKey(Int64(mapped.superNumber), at: 3)
+                try insert.execute()
+            }
         }
         try database.executeUncached(SchemaSQL.createMetadataTable)
         try database.executeUncached(SchemaSQL.createModelCacheTable)
@@ -401,10 +402,11 @@ final class SQLiteStoreEngine {
     /// Core Data keeps the old name in `Z_NAME` and still opens the store with the new
     /// model. (The version hashes, checked before, already cover the entity names.)
     private func checkEntityNumbers() throws {
-        let statement = try database.statement("SELECT Z_ENT, Z_SUPER FROM Z_PRIMARYKEY")
-        defer { statement.reset() }
-        var storedSuper: [Int: Int] = [:]
-        while try statement.step() { storedSuper[Int(statement.int64(0))] = Int(statement.int64(1)) }
+        let storedSuper: [Int: Int] = try database.withStatement("SELECT Z_ENT, Z_SUPER FROM Z_PRIMARYKEY") { statement in
+            var stored: [Int: Int] = [:]
+            while try statement.step() { stored[Int(statement.int64(0))] = Int(statement.int64(1)) }
+            return stored
+        }
         for mapped in schema.entities where storedSuper[mapped.number] != mapped.superNumber {
             let found = storedSuper[mapped.number].map { "has parent \($0)" } ?? "has no row"
             throw coreDataError(NSPersistentStoreIncompatibleSchemaError, userInfo: [

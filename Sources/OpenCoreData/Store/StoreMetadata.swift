@@ -30,19 +30,20 @@ enum StoreMetadata {
 
     /// Reads the metadata row; `nil` when the table has no row.
     static func read(_ db: SQLiteDatabase) throws -> [String: Any]? {
-        let statement = try db.statement("SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA")
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
+        let row: (plist: Data?, uuid: String?)? = try db.withStatement("SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA") { statement in
+            guard try statement.step() else { return nil }
+            return (statement.isNull(2) ? nil : statement.data(2), statement.isNull(1) ? nil : statement.string(1))
+        }
+        guard let row else { return nil }
         var metadata: [String: Any] = [:]
-        if !statement.isNull(2) {
-            let plist = statement.data(2)
+        if let plist = row.plist {
             let object = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
             guard let dictionary = object as? [String: Any] else {
                 throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [NSLocalizedDescriptionKey: "The store's metadata (Z_METADATA.Z_PLIST) is not a dictionary."])
             }
             metadata = dictionary
         }
-        if !statement.isNull(1) { metadata[NSStoreUUIDKey] = statement.string(1) }
+        if let uuid = row.uuid { metadata[NSStoreUUIDKey] = uuid }
         metadata[NSStoreTypeKey] = storeType
         if let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Data] {
             metadata[NSStoreModelVersionHashesKey] = hashes
@@ -61,11 +62,12 @@ enum StoreMetadata {
                 NSUnderlyingErrorKey: error,
             ])
         }
-        let statement = try db.statement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)")
-        statement.bindKey(1, at: 1)
-        statement.bind(metadata[NSStoreUUIDKey] as? String ?? "", at: 2)
-        statement.bind(plist, at: 3)
-        try statement.execute()
+        try db.withStatement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)") { statement in
+            statement.bindKey(1, at: 1)
+            statement.bind(metadata[NSStoreUUIDKey] as? String ?? "", at: 2)
+            statement.bind(plist, at: 3)
+            try statement.execute()
+        }
     }
 
     /// Error 134100 when the store's version hashes differ from the configuration's, naming

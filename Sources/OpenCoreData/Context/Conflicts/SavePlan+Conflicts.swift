@@ -41,7 +41,7 @@ extension SavePlan {
         var known = objects.filter { $0.state.snapshot != nil && $0.objectID.storeKey != nil && !$0.state.isInaccessible }
         if onlyChanged, !known.isEmpty {
             // Versions first (cheap); whole rows only for the objects that conflict.
-            let versions = try store.engine.versions(of: known.map { $0.objectID.storeKey! })
+            let versions = try store.engine.sqlite(for: "Checking row versions").versions(of: known.map { $0.objectID.storeKey! })
             known = known.filter { versions[$0.objectID.storeKey!] != $0.state.snapshot!.version }
         }
         guard !known.isEmpty else { return [] }

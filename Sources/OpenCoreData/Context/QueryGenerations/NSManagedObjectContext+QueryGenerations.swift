@@ -61,7 +61,7 @@ extension NSManagedObjectContext {
 
     /// A new lazily taken generation of `coordinator`'s WAL stores; `nil` when it has none.
     private static func newGeneration(for coordinator: NSPersistentStoreCoordinator) -> NSQueryGenerationToken? {
-        let stores = coordinator.persistentStores.filter { $0.type == NSSQLiteStoreType && $0.engine.usesWriteAheadLog }
+        let stores = coordinator.persistentStores.filter { $0.type == NSSQLiteStoreType && $0.sqliteEngine?.usesWriteAheadLog == true }
         guard !stores.isEmpty else { return nil }
         return NSQueryGenerationToken(generation: QueryGeneration(coordinator: coordinator, stores: stores))
     }

@@ -68,7 +68,7 @@ final class QueryGeneration {
         for store in coordinator?.persistentStores ?? [] where storeIdentifiers.contains(store.identifier) {
             // A store whose snapshot cannot be taken is read unpinned, as Core Data reads
             // stores that do not support generations.
-            if let snapshot = try? StoreSnapshot(engine: store.engine) { opened[ObjectIdentifier(store.engine)] = snapshot }
+            if let engine = store.sqliteEngine, let snapshot = try? StoreSnapshot(engine: engine) { opened[ObjectIdentifier(engine)] = snapshot }
         }
         snapshots = opened
     }

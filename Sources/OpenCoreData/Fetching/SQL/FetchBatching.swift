@@ -128,11 +128,11 @@ extension NSManagedObjectContext {
         let owners = sources.compactMap { $0.objectID.storeKey?.primaryKey }
         var pairs: [(Int64, StoreKey)]
         var fetched: [StoreRow] = []
-        if case .foreignKey(let destination, let keyColumn, _)? = store.engine.schema.toMany(relationship),
+        if case .foreignKey(let destination, let keyColumn, _)? = store.engine.sqlSchema?.toMany(relationship),
            let inverse = relationship.inverseRelationship?.name
         {
             // One statement: the destination rows, each naming its owner in its foreign key.
-            fetched = store.rowCache.store(try store.engine.fetchRows(of: destination, whereKey: keyColumn, in: owners))
+            fetched = store.rowCache.store(try store.engine.sqlite(for: "Prefetching a to-many relationship in SQL").fetchRows(of: destination, whereKey: keyColumn, in: owners))
             pairs = fetched.compactMap { row in row.toOne[inverse].map { ($0.primaryKey, row.key) } }
         } else {
             // A join table (or a hidden key): the pairs, then the rows not cached yet.
@@ -185,20 +185,20 @@ extension SQLiteStoreEngine {
                 fixedEntity = table.hasSubentities ? nil : destination.number
                 sql = "SELECT t1.\(ownColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE  t1.\(ownColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"
             }
-            let statement = try database.statement(sql)
-            var index: Int32 = 1
-            for owner in chunk {
-                statement.bindKey(owner, at: index)
-                index += 1
-            }
-            while index <= Int32(size) {
-                statement.bindKey(chunk.last!, at: index)
-                index += 1
-            }
-            defer { statement.reset() }
-            while try statement.step() {
-                let number = fixedEntity ?? Int(statement.int64(1))
-                pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))
+            try database.withStatement(sql) { statement in
+                var index: Int32 = 1
+                for owner in chunk {
+                    statement.bindKey(owner, at: index)
+                    index += 1
+                }
+                while index <= Int32(size) {
+                    statement.bindKey(chunk.last!, at: index)
+                    index += 1
+                }
+                while try statement.step() {
+                    let number = fixedEntity ?? Int(statement.int64(1))
+                    pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))
+                }
             }
         }
         return pairs

@@ -105,11 +105,11 @@ final class SQLiteStoreMigration {
     // MARK: Primary keys
 
     private func readPrimaryKeyTable() throws -> [Int: (name: String, max: Int64)] {
-        let statement = try database.statement("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY")
-        defer { statement.reset() }
-        var rows: [Int: (String, Int64)] = [:]
-        while try statement.step() { rows[Int(statement.int64(0))] = (statement.string(1), statement.int64(2)) }
-        return rows
+        try database.withStatement("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY") { statement in
+            var rows: [Int: (String, Int64)] = [:]
+            while try statement.step() { rows[Int(statement.int64(0))] = (statement.string(1), statement.int64(2)) }
+            return rows
+        }
     }
 
     /// Persistent history names each changed object by entity number and `Z_PK`: moves
@@ -142,14 +142,13 @@ final class SQLiteStoreMigration {
     }
 
     private func maxKey(of table: StoreTable) throws -> Int64 {
-        let statement = try database.statement("SELECT max(Z_PK) FROM \(table.name)")
-        defer { statement.reset() }
-        _ = try statement.step()
-        let rows = statement.isNull(0) ? 0 : statement.int64(0)
-        let maxStatement = try database.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
-        defer { maxStatement.reset() }
-        maxStatement.bindKey(Int64(plan.oldSchema.entity(table.root)?.number ?? 0), at: 1)
-        let recorded = try maxStatement.step() ? maxStatement.int64(0) : 0
+        let rows = try database.withStatement("SELECT max(Z_PK) FROM \(table.name)") { statement in
+            try statement.step() && !statement.isNull(0) ? statement.int64(0) : 0
+        }
+        let recorded = try database.withStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?") { maxStatement in
+            maxStatement.bindKey(Int64(plan.oldSchema.entity(table.root)?.number ?? 0), at: 1)
+            return try maxStatement.step() ? maxStatement.int64(0) : 0
+        }
         return Swift.max(rows, recorded)
     }
 
@@ -168,20 +167,21 @@ final class SQLiteStoreMigration {
             let previous = move.flatMap { old[$0.old.number] }
             var maximum = previous?.max ?? 0
             if mapped.superNumber == 0 {
-                let statement = try database.statement("SELECT max(Z_PK) FROM \(mapped.table.name)")
-                _ = try statement.step()
-                maximum = Swift.max(maximum, statement.isNull(0) ? 0 : statement.int64(0))
-                statement.reset()
+                let stored = try database.withStatement("SELECT max(Z_PK) FROM \(mapped.table.name)") { statement in
+                    try statement.step() && !statement.isNull(0) ? statement.int64(0) : 0
+                }
+                maximum = Swift.max(maximum, stored)
                 for other in plan.moves where other.new.table === mapped.table && other.old.superNumber == 0 {
                     maximum = Swift.max(maximum, (old[other.old.number]?.max ?? 0) + (keyOffsets[other.old.number] ?? 0))
                 }
             }
-            let insert = try database.statement("INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES(?, ?, ?, ?)")
-            insert.bindKey(Int64(mapped.number), at: 1)
-            insert.bind(previous?.name ?? mapped.entity.name ?? "", at: 2)
-            insert.bindKey(Int64(mapped.superNumber), at: 3)
-            insert.bindKey(maximum, at: 4)
-            try insert.execute()
+            try database.withStatement("INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES(?, ?, ?, ?)") { insert in
+                insert.bindKey(Int64(mapped.number), at: 1)
+                insert.bind(previous?.name ?? mapped.entity.name ?? "", at: 2)
+                insert.bindKey(Int64(mapped.superNumber), at: 3)
+                insert.bindKey(maximum, at: 4)
+                try insert.execute()
+            }
         }
     }
 
@@ -190,10 +190,11 @@ final class SQLiteStoreMigration {
     /// Drops every index except those the new schema declares identically on a table
     /// altered in place over columns it keeps; returns the kept ones' SQL.
     private func dropIndexes(keeping newIndexes: [String], inPlace: [InPlaceTable]) throws -> Set<String> {
-        let statement = try database.statement("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-        var existing: [(name: String, table: String, sql: String)] = []
-        while try statement.step() { existing.append((statement.string(0), statement.string(1), statement.string(2))) }
-        statement.reset()
+        let existing = try database.withStatement("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") { statement in
+            var existing: [(name: String, table: String, sql: String)] = []
+            while try statement.step() { existing.append((statement.string(0), statement.string(1), statement.string(2))) }
+            return existing
+        }
         let wanted = Set(newIndexes)
         // Only the indexes of the store's own entity and join tables: tables Core Data
         // keeps beside them (persistent history, CloudKit mirroring) keep theirs.
@@ -217,11 +218,12 @@ final class SQLiteStoreMigration {
         for (old, new) in work.renames { try database.executeUncached("ALTER TABLE \(name) RENAME COLUMN \(old) TO \(new)") }
         for column in work.additions { try database.executeUncached("ALTER TABLE \(name) ADD COLUMN \(column.name) \(column.sqlType)") }
         for fill in work.fills {
-            let statement = try database.statement("UPDATE \(name) SET \(fill.column) = \(fill.onlyNull ? "COALESCE(\(fill.column), ?)" : "?") WHERE Z_ENT >= ? AND Z_ENT <= ?")
-            try RowCodec.bind(fill.value, storage: fill.storage, attribute: fill.attribute, to: statement, at: 1, external: external)
-            statement.bindKey(Int64(fill.entities.lowerBound), at: 2)
-            statement.bindKey(Int64(fill.entities.upperBound), at: 3)
-            try statement.execute()
+            try database.withStatement("UPDATE \(name) SET \(fill.column) = \(fill.onlyNull ? "COALESCE(\(fill.column), ?)" : "?") WHERE Z_ENT >= ? AND Z_ENT <= ?") { statement in
+                try RowCodec.bind(fill.value, storage: fill.storage, attribute: fill.attribute, to: statement, at: 1, external: external)
+                statement.bindKey(Int64(fill.entities.lowerBound), at: 2)
+                statement.bindKey(Int64(fill.entities.upperBound), at: 3)
+                try statement.execute()
+            }
         }
         for (column, sql) in work.relationshipFills {
             try database.executeUncached("UPDATE \(name) SET \(column) = \(sql)")
@@ -347,12 +349,13 @@ final class SQLiteStoreMigration {
         for mapped in plan.newSchema.entities {
             for property in mapped.entity.declaredProperties where !property.isOptional && !property.isTransient {
                 guard let column = mapped.table.column(for: property) else { continue }
-                let statement = try database.statement("SELECT Z_ENT FROM \(mapped.table.name) WHERE Z_ENT >= ? AND Z_ENT <= ? AND \(column.name) IS NULL LIMIT 1")
-                statement.bindKey(Int64(mapped.subtree.lowerBound), at: 1)
-                statement.bindKey(Int64(mapped.subtree.upperBound), at: 2)
-                defer { statement.reset() }
-                guard try statement.step() else { continue }
-                let entityName = plan.newSchema.entity(number: Int(statement.int64(0)))?.entity.name ?? mapped.entity.name ?? ""
+                let missing: Int64? = try database.withStatement("SELECT Z_ENT FROM \(mapped.table.name) WHERE Z_ENT >= ? AND Z_ENT <= ? AND \(column.name) IS NULL LIMIT 1") { statement in
+                    statement.bindKey(Int64(mapped.subtree.lowerBound), at: 1)
+                    statement.bindKey(Int64(mapped.subtree.upperBound), at: 2)
+                    return try statement.step() ? statement.int64(0) : nil
+                }
+                guard let missing else { continue }
+                let entityName = plan.newSchema.entity(number: Int(missing))?.entity.name ?? mapped.entity.name ?? ""
                 let isAttribute = property is NSAttributeDescription
                 throw MigrationErrors.validation(
                     entity: entityName, property: property.name, isAttribute: isAttribute,

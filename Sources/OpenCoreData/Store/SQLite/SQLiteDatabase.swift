@@ -13,8 +13,17 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     /// The file, or `nil` for an in-memory database.
     let path: String?
-    /// Prepared statements by SQL text, finalized on close.
+    /// Prepared statements by SQL text (each knows the tick of its last use); finalized on
+    /// close. Bounded: see ``statementCacheCapacity``.
     private var cache: [String: SQLiteStatement] = [:]
+    /// Counts statement uses, to find the least recently used.
+    private var useTick: UInt64 = 0
+    /// How many prepared statements the cache keeps. Past it, the least recently used
+    /// quarter is dropped (a store whose SQL varies, such as `IN (?, ?, …)` lists of many
+    /// lengths, would otherwise keep every statement it ever prepared).
+    var statementCacheCapacity = 256
+    /// The number of statements cached now.
+    var cachedStatementCount: Int { cache.count }
     /// The SQL debug level for statements run now; refreshed at each ``statement(_:)``.
     private(set) var debugLevel = SQLDebugLog.level
 
@@ -68,30 +77,58 @@ final class SQLiteDatabase {
 
     /// Finalizes every cached statement and closes the connection; idempotent.
     func close() {
-        for statement in cache.values { statement.finalize() }
+        for statement in cache.values where !statement.isInUse { statement.finalize() }
         cache.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
 
     /// The prepared statement for `sql`, from the cache or newly prepared, reset for use.
+    ///
+    /// The library's code uses statements through ``withStatement(_:_:)``, which resets
+    /// the statement when the use ends, or (for statements run row after row in one save)
+    /// through ``SQLiteSaveTransaction``, which holds them in use until the save ends. A
+    /// statement the cache drops meanwhile stays valid for whoever holds it (it is
+    /// finalized when the last holder lets go).
     func statement(_ sql: String) throws -> SQLiteStatement {
         guard isOpen else { throw closedError() }
         debugLevel = SQLDebugLog.level
+        useTick &+= 1
         let statement: SQLiteStatement
         if let cached = cache[sql] {
-            statement = cached
+            // A use nested inside a scoped use of the same SQL gets a statement of its
+            // own, so the outer one keeps its place.
+            statement = cached.isInUse ? try SQLiteStatement(database: self, sql: sql) : cached
         } else {
             statement = try SQLiteStatement(database: self, sql: sql)
             cache[sql] = statement
+            if cache.count > statementCacheCapacity { evictLeastRecentlyUsed() }
         }
+        statement.lastUse = useTick
         statement.reset()
         return statement
     }
 
+    /// Runs `body` with the prepared statement for `sql`, then resets the statement,
+    /// however `body` ends: a statement is never left half-stepped, holding a read lock,
+    /// or bound to old values. A use nested inside a use of the same SQL gets a statement
+    /// of its own, so the outer one keeps its place.
+    func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        let statement = try self.statement(sql)
+        statement.isInUse = true
+        defer { statement.endUse() }
+        return try body(statement)
+    }
+
+    /// Drops the least recently used quarter of the cache (never a statement in use).
+    private func evictLeastRecentlyUsed() {
+        let idle = cache.filter { !$0.value.isInUse }.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (sql, _) in idle.prefix(max(1, cache.count / 4)) { cache[sql] = nil }
+    }
+
     /// Runs SQL without parameters through the statement cache (e.g. `BEGIN EXCLUSIVE`).
     func execute(_ sql: String) throws {
-        try statement(sql).execute()
+        try withStatement(sql) { try $0.execute() }
     }
 
     /// Runs one or more statements that are not worth caching (schema creation).
@@ -113,20 +150,20 @@ final class SQLiteDatabase {
     @discardableResult
     func pragma(_ sql: String) throws -> String? {
         let clock = SQLDebugClock()
-        let statement = try statement(sql)
-        let value = try statement.step() ? statement.string(0) : nil
-        while try statement.step() {}
-        if debugLevel >= 1 { SQLDebugLog.executionTime(clock.elapsed) }
-        return value
+        return try withStatement(sql) { statement in
+            let value = try statement.step() ? statement.string(0) : nil
+            while try statement.step() {}
+            if debugLevel >= 1 { SQLDebugLog.executionTime(clock.elapsed) }
+            return value
+        }
     }
 
     /// Whether a table named `name` exists.
     func tableExists(_ name: String) throws -> Bool {
-        let statement = try statement("SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = ?")
-        statement.bind(name, at: 1)
-        let found = try statement.step()
-        statement.reset()
-        return found
+        try withStatement("SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = ?") { statement in
+            statement.bind(name, at: 1)
+            return try statement.step()
+        }
     }
 
     /// The first column of the first row of `sql` as an integer, run without the SQL

@@ -31,6 +31,12 @@ final class SQLiteStatement {
     private var hasLoggedExecution = false
     /// The first failed binding since the last run, `SQLITE_OK` when none.
     private var bindFailure = SQLITE_OK
+    /// Whether a ``SQLiteDatabase/withStatement(_:_:)`` use is running: the cache neither
+    /// evicts nor hands out a statement in use.
+    var isInUse = false
+    /// The database's use counter when the statement was last handed out: how the cache
+    /// finds its least recently used statements.
+    var lastUse: UInt64 = 0
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
@@ -62,6 +68,15 @@ final class SQLiteStatement {
         logLevel = database.debugLevel
         hasLoggedExecution = false
         if !pendingBindLog.isEmpty { pendingBindLog.removeAll(keepingCapacity: true) }
+    }
+
+    /// Ends a scoped use: the statement stops where it is (releasing any read lock) and
+    /// lets go of its bound values, so that large blobs are not kept alive.
+    func endUse() {
+        isInUse = false
+        guard !isFinalized else { return }
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Readies the statement for running again with new values for every parameter: the

@@ -61,9 +61,10 @@ extension SQLiteStoreEngine {
         lock.lock()
         defer { lock.unlock() }
         let plan = plans.select(query.entity, includesSubentities: includesSubentities, schema: schema)
-        let statement = try database.statement(plan.selectSQL + query.tail)
-        query.binds.bind(to: statement)
-        return try readRows(statement, plan: plan, tail: tail)
+        return try database.withStatement(plan.selectSQL + query.tail) { statement in
+            query.binds.bind(to: statement)
+            return try readRows(statement, plan: plan, tail: tail)
+        }
     }
 
     /// The keys of the rows `query` selects, without their values
@@ -74,15 +75,16 @@ extension SQLiteStoreEngine {
         let table = query.entity.table
         let rootNumber = schema.entity(table.root)?.number ?? query.entity.number
         let sql = "SELECT \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0" + query.tail
-        let statement = try database.statement(sql)
-        query.binds.bind(to: statement)
-        defer { statement.reset() }
         let logging = database.debugLevel >= 1
         let clock = SQLDebugClock()
-        var keys: [StoreKey] = []
-        while try statement.step() {
-            let number = table.hasSubentities ? Int(statement.int64(0)) : rootNumber
-            keys.append(StoreKey(entityNumber: number, primaryKey: statement.int64(1)))
+        let keys = try database.withStatement(sql) { statement in
+            query.binds.bind(to: statement)
+            var keys: [StoreKey] = []
+            while try statement.step() {
+                let number = table.hasSubentities ? Int(statement.int64(0)) : rootNumber
+                keys.append(StoreKey(entityNumber: number, primaryKey: statement.int64(1)))
+            }
+            return keys
         }
         if logging {
             SQLDebugLog.connectionFetchTime(clock.elapsed)
@@ -109,10 +111,10 @@ extension SQLiteStoreEngine {
             if let condition = query.condition { text += " WHERE " + condition.sql }
             sql = text
         }
-        let statement = try database.statement(sql)
-        query.binds.bind(to: statement)
-        defer { statement.reset() }
-        let count = try statement.step() ? Int(statement.int64(0)) : 0
+        let count = try database.withStatement(sql) { statement in
+            query.binds.bind(to: statement)
+            return try statement.step() ? Int(statement.int64(0)) : 0
+        }
         if database.debugLevel >= 1 { SQLDebugLog.countTime(clock.elapsed, count: count) }
         return count
     }

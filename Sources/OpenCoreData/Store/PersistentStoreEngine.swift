@@ -1,0 +1,126 @@
+import Foundation
+
+/// What contexts and the coordinator need from a store, whatever keeps its rows: the
+/// boundary between the object graph and storage.
+///
+/// Two engines implement it: ``SQLiteStoreEngine`` (SQLite, in-memory and binary stores)
+/// and ``IncrementalStoreEngine``, which hands each call to a public ``NSIncrementalStore``
+/// subclass. Rows are addressed by ``StoreKey`` (entity number and primary key); an engine
+/// maps those to whatever its storage uses.
+///
+/// Engines are shared by contexts on different queues: each implementation serializes its
+/// own state and says how.
+protocol PersistentStoreEngine: AnyObject {
+    /// The store's UUID (`metadata[NSStoreUUIDKey]`).
+    var identifier: String { get }
+    /// The store's metadata.
+    var metadata: [String: Any] { get }
+    /// Replaces the metadata.
+    func setMetadata(_ metadata: [String: Any]) throws
+
+    /// The number rows of `entity` carry in their keys.
+    func entityNumber(for entity: NSEntityDescription) -> Int
+    /// The concrete entity of an entity number, `nil` when the store has none.
+    func entity(forNumber number: Int) -> NSEntityDescription?
+
+    /// The rows of `keys` the store holds (rows it does not hold are left out), for the
+    /// context that asked (an incremental store receives it); `nil` when none did.
+    func fetchRows(for keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreRow]
+    /// Every row of `entity` (and of its sub-entities when asked).
+    func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow]
+    /// The keys a relationship of the row `source` leads to (zero or one for a to-one).
+    func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreKey]
+    /// `count` new primary keys for rows of `entity`, never given out before.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64>
+    /// A value that changes whenever rows of `entity` change: what the fetched results
+    /// controller's section cache compares.
+    func contentToken(of entity: NSEntityDescription) throws -> [Int64]
+    /// Closes the storage; idempotent.
+    func close()
+}
+
+extension PersistentStoreEngine {
+    /// The rows of `keys`, read without a context (prefetching, batches).
+    func fetchRows(for keys: [StoreKey]) throws -> [StoreRow] { try fetchRows(for: keys, context: nil) }
+
+    /// Every row of `entity`, read without a context.
+    func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool) throws -> [StoreRow] {
+        try fetchRows(of: entity, includesSubentities: includesSubentities, context: nil)
+    }
+
+    /// The destination keys of a relationship, read without a context.
+    func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey) throws -> [StoreKey] {
+        try destinationKeys(of: relationship, from: source, context: nil)
+    }
+
+    // MARK: SQL-only work
+
+    // Requests that only a SQL store can run (SQL fetch plans, batch requests, copying the
+    // database) go through here, so callers keep one spelling; another engine answers
+    // with Core Data's unsupported-request error instead of a trap.
+
+    /// The SQLite engine behind this store, or the error for a store that has none.
+    func sqlite(for work: String) throws -> SQLiteStoreEngine {
+        if let engine = self as? SQLiteStoreEngine { return engine }
+        throw coreDataError(NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "\(work) needs a SQLite, in-memory or binary store; this store is a \(type(of: self))."
+        ])
+    }
+
+    func translator(for entity: NSEntityDescription) throws -> PredicateSQLTranslator {
+        try sqlite(for: "Translating a predicate to SQL").translator(for: entity)
+    }
+
+    func storeEntity(_ entity: NSEntityDescription) throws -> StoreEntity {
+        try sqlite(for: "Mapping an entity to a table").storeEntity(entity)
+    }
+
+    func fetchRows(_ query: SQLFetchQuery, includesSubentities: Bool, tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
+        try sqlite(for: "A SQL fetch").fetchRows(query, includesSubentities: includesSubentities, tail: tail)
+    }
+
+    func fetchKeys(_ query: SQLFetchQuery) throws -> [StoreKey] {
+        try sqlite(for: "A SQL fetch").fetchKeys(query)
+    }
+
+    func countRows(_ query: SQLFetchQuery) throws -> Int {
+        try sqlite(for: "A SQL count").countRows(query)
+    }
+
+    func destinationKeys(of relationship: NSRelationshipDescription, fromOwners owners: [Int64]) throws -> [(Int64, StoreKey)] {
+        try sqlite(for: "Prefetching a to-many relationship in SQL").destinationKeys(of: relationship, fromOwners: owners)
+    }
+
+    func performSave(_ body: (SQLiteSaveTransaction) throws -> Void) throws {
+        try sqlite(for: "A SQL transaction").performSave(body)
+    }
+
+    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)], in transaction: SQLiteSaveTransaction? = nil) throws -> Bool {
+        try sqlite(for: "A batch update").batchUpdateRow(key, values: values, in: transaction)
+    }
+
+    func rowExists(_ key: StoreKey) throws -> Bool {
+        try sqlite(for: "A batch delete").rowExists(key)
+    }
+
+    func batchDelete(_ keys: [StoreKey], in transaction: SQLiteSaveTransaction) throws -> (deleted: [StoreKey], changed: Set<StoreKey>) {
+        try sqlite(for: "A batch delete").batchDelete(keys, in: transaction)
+    }
+
+    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, in transaction: SQLiteSaveTransaction, upserting: Bool = false) throws -> [StoreKey] {
+        try sqlite(for: "A batch insert").batchInsert(rows, of: entity, in: transaction, upserting: upserting)
+    }
+
+    func copyDatabase(to url: URL) throws {
+        try sqlite(for: "Copying a store file").copyDatabase(to: url)
+    }
+
+    /// The schema of a SQL store; `nil` for another store, which has no tables.
+    var sqlSchema: StoreSchema? { (self as? SQLiteStoreEngine)?.schema }
+
+    /// See ``SQLiteStoreEngine/relationshipBlockingBatchDelete(from:)``; `nil` for a store
+    /// that runs no batch delete.
+    func relationshipBlockingBatchDelete(from entities: [NSEntityDescription]) -> NSRelationshipDescription? {
+        (self as? SQLiteStoreEngine)?.relationshipBlockingBatchDelete(from: entities)
+    }
+}
