@@ -61,6 +61,20 @@ struct FetchDictionaryResults {
     func run() throws -> [NSDictionary] {
         let columns = makeColumns()
         let groupKeys = try groupByKeys(columns)
+        // One statement in the store when SQL can express the request (see DictionaryFetchSQL).
+        if let results = try resultsInSQL(columns: columns, groupKeys: groupKeys) { return results }
+        return try computeInMemory(columns: columns, groupKeys: groupKeys)
+    }
+
+    /// The results computed in memory from the matching objects: for requests SQL cannot
+    /// express, for entities spread over several stores, and as the reference the tests
+    /// compare the SQL results with.
+    func runInMemory() throws -> [NSDictionary] {
+        let columns = makeColumns()
+        return try computeInMemory(columns: columns, groupKeys: try groupByKeys(columns))
+    }
+
+    private func computeInMemory(columns: [Column], groupKeys: [String]?) throws -> [NSDictionary] {
         let grouping = groupKeys != nil || columns.contains(where: \.isAggregate)
         let scratch = context.makeScratchContext()
         defer { withExtendedLifetime(scratch) {} }
@@ -240,7 +254,8 @@ struct FetchDictionaryResults {
             return value
         }
         if function == "count:" { return present.count }
-        if present.isEmpty, function == "sum:" { return nil }
+        // Core Data sums with SQLite's total(), which is 0 over no values.
+        if present.isEmpty, function == "sum:" { return 0 }
         return ExpressionFunctions.call(function, [present])
     }
 
@@ -261,7 +276,7 @@ struct FetchDictionaryResults {
 
     /// `value` as the type `type` names: numbers as `NSNumber` of that type, dates as
     /// `Date`, strings as `String`; unchanged for `.undefinedAttributeType`.
-    private func typed(_ value: Any?, as type: NSAttributeType) -> Any? {
+    func typed(_ value: Any?, as type: NSAttributeType) -> Any? {
         guard let value = unwrapAny(value), !(value is NSNull) else { return nil }
         if let list = value as? [Any] { return list.count == 1 ? typed(list[0], as: type) : list }
         switch type {

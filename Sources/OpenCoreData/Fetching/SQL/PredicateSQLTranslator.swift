@@ -543,6 +543,12 @@ final class PredicateSQLTranslator {
         return "t\(aliasCount)"
     }
 
+    /// What a key path from `t0` stands for: an attribute's column or a to-one's foreign key,
+    /// joining to-one relationships on the way. For the columns of dictionary results.
+    func operand(forKeyPath keyPath: String) throws -> SQLOperand {
+        try resolve(splitKeyPath(keyPath), from: root.position, in: root)
+    }
+
     // MARK: Sorting
 
     /// `ORDER BY` terms for `descriptors` (without the keywords), each string attribute
