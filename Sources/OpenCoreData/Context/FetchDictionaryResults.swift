@@ -24,9 +24,9 @@ extension NSManagedObjectContext {
 /// - Order of work, as in SQL: predicate, grouping, `havingPredicate`, distinct, sort,
 ///   offset, limit. Without sort descriptors, groups come in ascending order of their keys.
 ///
-/// The values are computed in memory from the matching objects, read in a scratch context
-/// (so the source of rows is one fetch that a SQL translation can replace, and the
-/// aggregation is one function, ``aggregate(_:over:)``, that SQL can take over later).
+/// A request on an entity of one SQLite store runs as one SQL statement (see
+/// `DictionaryFetchSQL.swift`); what that statement builder does not express is computed
+/// here in memory from the matching objects, read in a scratch context.
 struct FetchDictionaryResults {
     let request: NSFetchRequest<NSFetchRequestResult>
     let entity: NSEntityDescription

@@ -56,6 +56,26 @@ final class DictionaryResultSQLTests: RequestTestCase {
         XCTAssertEqual(rows.map { $0["count"] as? Int32 }, [3, 2])
     }
 
+    func testCountOfTheObjectsCountsPrimaryKeys() throws {
+        // The fetched results controller's section query: count:(SELF) per section key.
+        let context = try seededContainer().viewContext
+        let count = NSExpressionDescription()
+        count.name = "n"
+        count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression.expressionForEvaluatedObject()])
+        count.expressionResultType = .integer32AttributeType
+        let request = NSFetchRequest<NSDictionary>(entityName: "Trail")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["difficulty", count]
+        request.propertiesToGroupBy = ["difficulty"]
+        request.sortDescriptors = [NSSortDescriptor(key: "difficulty", ascending: false)]
+        let (rows, lines) = try capturingSQL { try context.fetch(request) }
+        XCTAssertEqual(statements(lines), [
+            "CoreData: sql: SELECT t0.ZDIFFICULTY, COUNT( t0.Z_PK) FROM ZTRAIL t0 GROUP BY  t0.ZDIFFICULTY ORDER BY t0.ZDIFFICULTY DESC",
+        ])
+        XCTAssertEqual(rows.map { $0["difficulty"] as? Int16 }, [3, 2, 1])
+        XCTAssertEqual(rows.map { $0["n"] as? Int32 }, [2, 3, 1])
+    }
+
     func testSumOverNoRowsIsZeroAsSQLitesTotal() throws {
         let context = try seededContainer().viewContext
         let request = NSFetchRequest<NSDictionary>(entityName: "Trail")

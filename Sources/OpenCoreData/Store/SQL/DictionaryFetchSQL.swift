@@ -248,6 +248,8 @@ private final class DictionaryFetchSQL {
     /// `COUNT( t0.ZX)`, `total( t0.ZX)`, `AVG( t0.ZX)`, `MIN( t0.ZX)`, `MAX( t0.ZX)`; the
     /// attribute is returned for min and max, whose values are the attribute's.
     private func aggregateTerm(_ function: String, _ argument: NSExpression) throws -> (String, SQLValueKind, NSAttributeDescription?) {
+        // count:(SELF) counts the rows, by primary key, as count: of a to-one counts its keys.
+        if function == "count:", case .evaluatedObject = argument.node { return ("COUNT( t0.Z_PK)", .number, nil) }
         guard case .keyPath(let keyPath, _) = argument.node else { throw SQLUntranslatable("\(function) of \(argument)") }
         if function == "count:" {
             switch try translator.operand(forKeyPath: keyPath) {
