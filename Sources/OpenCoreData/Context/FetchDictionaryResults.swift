@@ -119,8 +119,11 @@ struct FetchDictionaryResults {
                     raiseCoreDataException(.invalidArgument, "Invalid property (\(description)) passed to setPropertiesToFetch: an NSExpressionDescription needs an expression")
                 }
                 if expression.expressionType == .function, Self.aggregateFunctions.contains(expression.function),
-                    let argument = expression.arguments?.first, expression.operand == nil, !isToManyPath(argument)
+                    let argument = expression.arguments?.first, expression.operand == nil,
+                    !isToManyPath(argument) || expression.function == "count:"
                 {
+                    // count: of a to-many counts the related objects of all the group's
+                    // objects, as Core Data's COUNT( t1.Z_PK) over a LEFT OUTER JOIN does.
                     return .aggregate(key: description.name, function: expression.function, argument: argument, description.expressionResultType)
                 }
                 return .expression(key: description.name, expression, description.expressionResultType)
@@ -253,7 +256,10 @@ struct FetchDictionaryResults {
             guard let value = unwrapAny(value), !(value is NSNull) else { return nil }
             return value
         }
-        if function == "count:" { return present.count }
+        if function == "count:" {
+            // A to-many relationship's value counts its objects; any other value counts once.
+            return present.reduce(0) { total, value in total + (collectionElements(value)?.count ?? 1) }
+        }
         // Core Data sums with SQLite's total(), which is 0 over no values.
         if present.isEmpty, function == "sum:" { return 0 }
         return ExpressionFunctions.call(function, [present])

@@ -76,6 +76,23 @@ final class DictionaryResultSQLTests: RequestTestCase {
         XCTAssertEqual(rows.map { $0["n"] as? Int32 }, [2, 3, 1])
     }
 
+    func testCountOfAToManyCountsTheRelatedObjectsThroughAJoin() throws {
+        // Core Data's statement for count: of a to-many (fatbobman.com, 2022):
+        // SELECT COUNT( t1.Z_PK) FROM ZITEM t0 LEFT OUTER JOIN ZATTACHMENT t1 ON t0.Z_PK = t1.ZITEM,
+        // one row with the total.
+        let container = try seededContainer()
+        let context = container.viewContext
+        let request = NSFetchRequest<NSDictionary>(entityName: "Trail")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = [expression("hikes", "count:", "hikes", .integer32AttributeType)]
+        let (rows, lines) = try capturingSQL { try context.fetch(request) }
+        XCTAssertEqual(statements(lines), ["CoreData: sql: SELECT COUNT( t1.Z_PK) FROM ZTRAIL t0 LEFT OUTER JOIN ZHIKE t1 ON t0.Z_PK = t1.ZTRAIL"])
+        XCTAssertEqual(rows.map { $0["hikes"] as? Int32 }, [2], "Laugavegur's two hikes, counted over all trails")
+        let entity = container.managedObjectModel.entitiesByName["Trail"]!
+        let inMemory = try FetchDictionaryResults(request: request.copy(as: NSFetchRequestResult.self), entity: entity, context: context).runInMemory()
+        XCTAssertEqual(inMemory.map { $0["hikes"] as? Int32 }, [2], "the in-memory computation agrees")
+    }
+
     func testSumOverNoRowsIsZeroAsSQLitesTotal() throws {
         let context = try seededContainer().viewContext
         let request = NSFetchRequest<NSDictionary>(entityName: "Trail")

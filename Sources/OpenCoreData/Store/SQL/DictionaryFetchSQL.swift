@@ -255,6 +255,8 @@ private final class DictionaryFetchSQL {
             switch try translator.operand(forKeyPath: keyPath) {
             case .attribute(let sql, _): return ("COUNT( \(sql))", .number, nil)
             case .object(let ref): return ("COUNT( \(ref.pk))", .number, nil)
+            case .toMany(let position, let relationship, let rest) where rest.isEmpty && position.alias == "t0":
+                return ("COUNT( \(try translator.leftJoin(toMany: relationship)).Z_PK)", .number, nil)
             default: throw SQLUntranslatable("count: of \(keyPath)")
             }
         }
