@@ -24,9 +24,9 @@ extension NSManagedObjectContext {
 /// - Order of work, as in SQL: predicate, grouping, `havingPredicate`, distinct, sort,
 ///   offset, limit. Without sort descriptors, groups come in ascending order of their keys.
 ///
-/// The values are computed in memory from the matching objects, read in a scratch context
-/// (so the source of rows is one fetch that a SQL translation can replace, and the
-/// aggregation is one function, ``aggregate(_:over:)``, that SQL can take over later).
+/// A request on an entity of one SQLite store runs as one SQL statement (see
+/// `DictionaryFetchSQL.swift`); what that statement builder does not express is computed
+/// here in memory from the matching objects, read in a scratch context.
 struct FetchDictionaryResults {
     let request: NSFetchRequest<NSFetchRequestResult>
     let entity: NSEntityDescription
@@ -61,6 +61,20 @@ struct FetchDictionaryResults {
     func run() throws -> [NSDictionary] {
         let columns = makeColumns()
         let groupKeys = try groupByKeys(columns)
+        // One statement in the store when SQL can express the request (see DictionaryFetchSQL).
+        if let results = try resultsInSQL(columns: columns, groupKeys: groupKeys) { return results }
+        return try computeInMemory(columns: columns, groupKeys: groupKeys)
+    }
+
+    /// The results computed in memory from the matching objects: for requests SQL cannot
+    /// express, for entities spread over several stores, and as the reference the tests
+    /// compare the SQL results with.
+    func runInMemory() throws -> [NSDictionary] {
+        let columns = makeColumns()
+        return try computeInMemory(columns: columns, groupKeys: try groupByKeys(columns))
+    }
+
+    private func computeInMemory(columns: [Column], groupKeys: [String]?) throws -> [NSDictionary] {
         let grouping = groupKeys != nil || columns.contains(where: \.isAggregate)
         let scratch = context.makeScratchContext()
         defer { withExtendedLifetime(scratch) {} }
@@ -105,8 +119,11 @@ struct FetchDictionaryResults {
                     raiseCoreDataException(.invalidArgument, "Invalid property (\(description)) passed to setPropertiesToFetch: an NSExpressionDescription needs an expression")
                 }
                 if expression.expressionType == .function, Self.aggregateFunctions.contains(expression.function),
-                    let argument = expression.arguments?.first, expression.operand == nil, !isToManyPath(argument)
+                    let argument = expression.arguments?.first, expression.operand == nil,
+                    !isToManyPath(argument) || expression.function == "count:"
                 {
+                    // count: of a to-many counts the related objects of all the group's
+                    // objects, as Core Data's COUNT( t1.Z_PK) over a LEFT OUTER JOIN does.
                     return .aggregate(key: description.name, function: expression.function, argument: argument, description.expressionResultType)
                 }
                 return .expression(key: description.name, expression, description.expressionResultType)
@@ -239,8 +256,12 @@ struct FetchDictionaryResults {
             guard let value = unwrapAny(value), !(value is NSNull) else { return nil }
             return value
         }
-        if function == "count:" { return present.count }
-        if present.isEmpty, function == "sum:" { return nil }
+        if function == "count:" {
+            // A to-many relationship's value counts its objects; any other value counts once.
+            return present.reduce(0) { total, value in total + (collectionElements(value)?.count ?? 1) }
+        }
+        // Core Data sums with SQLite's total(), which is 0 over no values.
+        if present.isEmpty, function == "sum:" { return 0 }
         return ExpressionFunctions.call(function, [present])
     }
 
@@ -261,7 +282,7 @@ struct FetchDictionaryResults {
 
     /// `value` as the type `type` names: numbers as `NSNumber` of that type, dates as
     /// `Date`, strings as `String`; unchanged for `.undefinedAttributeType`.
-    private func typed(_ value: Any?, as type: NSAttributeType) -> Any? {
+    func typed(_ value: Any?, as type: NSAttributeType) -> Any? {
         guard let value = unwrapAny(value), !(value is NSNull) else { return nil }
         if let list = value as? [Any] { return list.count == 1 ? typed(list[0], as: type) : list }
         switch type {

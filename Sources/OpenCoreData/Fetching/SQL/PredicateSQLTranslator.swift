@@ -551,6 +551,24 @@ final class PredicateSQLTranslator {
         return "t\(aliasCount)"
     }
 
+    /// What a key path from `t0` stands for: an attribute's column or a to-one's foreign key,
+    /// joining to-one relationships on the way. For the columns of dictionary results.
+    func operand(forKeyPath keyPath: String) throws -> SQLOperand {
+        try resolve(splitKeyPath(keyPath), from: root.position, in: root)
+    }
+
+    /// `LEFT OUTER JOIN <destination> tN ON t0.Z_PK = tN.<FK>` for a one-to-many relationship
+    /// of `t0`, as Core Data joins one to count its objects (`COUNT( t1.Z_PK)`); the alias.
+    func leftJoin(toMany relationship: NSRelationshipDescription) throws -> String {
+        guard case .foreignKey(let mapped, let keyColumn, _)? = schema.toMany(relationship) else {
+            throw SQLUntranslatable("a join over relationship \(relationship.name)")
+        }
+        let alias = newAlias()
+        root.joinSQL += " LEFT OUTER JOIN \(mapped.table.name) \(alias) ON t0.Z_PK = \(alias).\(keyColumn)"
+        tables.insert(mapped.table.name)
+        return alias
+    }
+
     // MARK: Sorting
 
     /// `ORDER BY` terms for `descriptors` (without the keywords), each string attribute
