@@ -23,16 +23,17 @@ extension FetchDictionaryResults {
         let holding = coordinator.persistentStores.filter { store in
             (coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []).contains { $0 === entity }
         }
-        guard holding.count == 1 else { return nil }
+        // Only a SQLite store runs SQL; another (an incremental store) takes the in-memory path.
+        guard holding.count == 1, let engine = holding[0].sqliteEngine else { return nil }
         let store = holding[0]
         let statement: DictionaryFetchStatement
         do {
-            statement = try DictionaryFetchSQL(request: request, entity: entity, engine: store.engine, typed: typed)
+            statement = try DictionaryFetchSQL(request: request, entity: entity, engine: engine, typed: typed)
                 .statement(columns: columns, groupKeys: groupKeys)
         } catch is SQLUntranslatable {
             return nil
         }
-        let rows = try store.engine.fetchDictionaryRows(statement)
+        let rows = try engine.fetchDictionaryRows(statement)
         return rows.map { values in
             var row: [String: Any] = [:]
             for (column, raw) in zip(statement.columns, values) {
