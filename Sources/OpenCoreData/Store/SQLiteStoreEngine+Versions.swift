@@ -24,13 +24,13 @@ extension SQLiteStoreEngine {
                 let chunk = primaryKeys[start..<min(start + 500, primaryKeys.count)]
                 start += chunk.count
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let statement = try database.statement("SELECT Z_PK, Z_OPT FROM \(table) WHERE Z_PK IN (\(marks))")
-                statement.silence()
-                for (offset, primaryKey) in chunk.enumerated() { statement.bindKey(primaryKey, at: Int32(offset + 1)) }
-                while try statement.step() {
-                    if let key = byPrimaryKey[statement.int64(0)] { result[key] = statement.int64(1) }
+                try database.withStatement("SELECT Z_PK, Z_OPT FROM \(table) WHERE Z_PK IN (\(marks))") { statement in
+                    statement.silence()
+                    for (offset, primaryKey) in chunk.enumerated() { statement.bindKey(primaryKey, at: Int32(offset + 1)) }
+                    while try statement.step() {
+                        if let key = byPrimaryKey[statement.int64(0)] { result[key] = statement.int64(1) }
+                    }
                 }
-                statement.reset()
             }
         }
         return result
