@@ -23,17 +23,18 @@ extension SQLiteStoreEngine {
             let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
             let keyTest = "t0.\(keyColumn) IN (\(placeholders))"
             let condition = entityTest.isEmpty ? " WHERE  " + keyTest : entityTest + " AND " + keyTest
-            let statement = try database.statement(plan.selectSQL + condition + " ORDER BY t0.Z_PK")
-            var index: Int32 = 1
-            for bound in bounds {
-                statement.bindKey(Int64(bound), at: index)
-                index += 1
+            rows += try database.withStatement(plan.selectSQL + condition + " ORDER BY t0.Z_PK") { statement in
+                var index: Int32 = 1
+                for bound in bounds {
+                    statement.bindKey(Int64(bound), at: index)
+                    index += 1
+                }
+                for owner in chunk + Array(repeating: chunk.last!, count: size - chunk.count) {
+                    statement.bindKey(owner, at: index)
+                    index += 1
+                }
+                return try readRows(statement, plan: plan, entityName: destination.entity.name)
             }
-            for owner in chunk + Array(repeating: chunk.last!, count: size - chunk.count) {
-                statement.bindKey(owner, at: index)
-                index += 1
-            }
-            rows += try readRows(statement, plan: plan, entityName: destination.entity.name)
         }
         return rows
     }

@@ -31,10 +31,11 @@ final class HistoryRecorder {
         if let known = recorded[key] {
             guard known.type == .update else { return }
             let merged: Set<Int>? = known.slots.flatMap { old in slots.map { old.union($0) } }
-            let statement = try database.statement("UPDATE ACHANGE SET ZCOLUMNS = ? WHERE Z_PK = ?")
-            try bindColumns(merged, key: key, to: statement, at: 1)
-            statement.bindKey(known.changeID, at: 2)
-            try statement.execute()
+            try database.withStatement("UPDATE ACHANGE SET ZCOLUMNS = ? WHERE Z_PK = ?") { statement in
+                try bindColumns(merged, key: key, to: statement, at: 1)
+                statement.bindKey(known.changeID, at: 2)
+                try statement.execute()
+            }
             recorded[key] = (known.changeID, .update, merged)
             return
         }
@@ -47,9 +48,10 @@ final class HistoryRecorder {
     func recordDelete(_ key: StoreKey) throws {
         if let known = recorded[key] {
             guard known.type == .update else { return }
-            let remove = try database.statement("DELETE FROM ACHANGE WHERE Z_PK = ?")
-            remove.bindKey(known.changeID, at: 1)
-            try remove.execute()
+            try database.withStatement("DELETE FROM ACHANGE WHERE Z_PK = ?") { remove in
+                remove.bindKey(known.changeID, at: 1)
+                try remove.execute()
+            }
         }
         let mapped = try engine.storeEntity(number: key.entityNumber)
         let preserved = HistorySchema.preservedAttributes(of: mapped)
@@ -61,15 +63,17 @@ final class HistoryRecorder {
             values += ", t0." + mapped.table.columns[attribute.column].name
         }
         // Copied by SQLite as stored: the tombstone reads back with the attribute's own codec.
-        let insert = try database.statement("INSERT INTO ACHANGE(\(columns)) SELECT \(values) FROM \(mapped.table.name) t0 WHERE t0.Z_PK = ?")
-        insert.bindKey(HistorySchema.changeEntity, at: 1)
-        insert.bindKey(Int64(NSPersistentHistoryChangeType.delete.rawValue), at: 2)
-        insert.bindKey(Int64(key.entityNumber), at: 3)
-        insert.bindKey(key.primaryKey, at: 4)
-        insert.bindKey(transaction, at: 5)
-        insert.bindKey(key.primaryKey, at: 6)
-        try insert.execute()
-        guard insert.changes == 1 else { return }   // no such row: nothing was deleted
+        let inserted = try database.withStatement("INSERT INTO ACHANGE(\(columns)) SELECT \(values) FROM \(mapped.table.name) t0 WHERE t0.Z_PK = ?") { insert in
+            insert.bindKey(HistorySchema.changeEntity, at: 1)
+            insert.bindKey(Int64(NSPersistentHistoryChangeType.delete.rawValue), at: 2)
+            insert.bindKey(Int64(key.entityNumber), at: 3)
+            insert.bindKey(key.primaryKey, at: 4)
+            insert.bindKey(transaction, at: 5)
+            insert.bindKey(key.primaryKey, at: 6)
+            try insert.execute()
+            return insert.changes
+        }
+        guard inserted == 1 else { return }   // no such row: nothing was deleted
         recorded[key] = (lastInsertedRow(), .delete, nil)
     }
 
@@ -77,15 +81,17 @@ final class HistoryRecorder {
 
     private func insertChange(_ type: NSPersistentHistoryChangeType, key: StoreKey, columns: Set<Int>?) throws -> Int64 {
         let transaction = try beginTransactionIfNeeded()
-        let statement = try database.statement(
-            "INSERT INTO ACHANGE(Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES(?, ?, ?, ?, ?, ?)")
-        statement.bindKey(HistorySchema.changeEntity, at: 1)
-        statement.bindKey(Int64(type.rawValue), at: 2)
-        statement.bindKey(Int64(key.entityNumber), at: 3)
-        statement.bindKey(key.primaryKey, at: 4)
-        statement.bindKey(transaction, at: 5)
-        if type == .update { try bindColumns(columns, key: key, to: statement, at: 6) } else { statement.bindNull(at: 6) }
-        try statement.execute()
+        try database.withStatement(
+            "INSERT INTO ACHANGE(Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES(?, ?, ?, ?, ?, ?)"
+        ) { statement in
+            statement.bindKey(HistorySchema.changeEntity, at: 1)
+            statement.bindKey(Int64(type.rawValue), at: 2)
+            statement.bindKey(Int64(key.entityNumber), at: 3)
+            statement.bindKey(key.primaryKey, at: 4)
+            statement.bindKey(transaction, at: 5)
+            if type == .update { try bindColumns(columns, key: key, to: statement, at: 6) } else { statement.bindNull(at: 6) }
+            try statement.execute()
+        }
         return lastInsertedRow()
     }
 
@@ -100,15 +106,20 @@ final class HistoryRecorder {
     private func beginTransactionIfNeeded() throws -> Int64 {
         if let transactionNumber { return transactionNumber }
         let origin = HistoryOrigin.current
-        let statement = try database.statement(
-            "INSERT INTO ATRANSACTION(Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES(?, ?, ?, ?, ?, ?)")
-        statement.bindKey(HistorySchema.transactionEntity, at: 1)
-        for (offset, text) in [origin?.author, HistoryOrigin.bundleID, origin?.contextName, HistoryOrigin.processID].enumerated() {
-            let parameter = Int32(offset + 2)
-            if let text { statement.bindKey(try stringKey(text), at: parameter) } else { statement.bindNull(at: parameter) }
+        // The strings first: each may run statements of its own.
+        let texts = [origin?.author, HistoryOrigin.bundleID, origin?.contextName, HistoryOrigin.processID]
+        let keys = try texts.map { text in try text.map(stringKey) }
+        try database.withStatement(
+            "INSERT INTO ATRANSACTION(Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES(?, ?, ?, ?, ?, ?)"
+        ) { statement in
+            statement.bindKey(HistorySchema.transactionEntity, at: 1)
+            for (offset, key) in keys.enumerated() {
+                let parameter = Int32(offset + 2)
+                if let key { statement.bindKey(key, at: parameter) } else { statement.bindNull(at: parameter) }
+            }
+            statement.bind(Date().timeIntervalSinceReferenceDate, at: 6)
+            try statement.execute()
         }
-        statement.bind(Date().timeIntervalSinceReferenceDate, at: 6)
-        try statement.execute()
         let number = lastInsertedRow()
         transactionNumber = number
         return number
@@ -116,17 +127,16 @@ final class HistoryRecorder {
 
     /// The `Z_PK` of `text` in `ATRANSACTIONSTRING`, added when new.
     private func stringKey(_ text: String) throws -> Int64 {
-        let select = try database.statement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")
-        select.bind(text, at: 1)
-        if try select.step() {
-            defer { select.reset() }
-            return select.int64(0)
+        let known = try database.withStatement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?") { select -> Int64? in
+            select.bind(text, at: 1)
+            return try select.step() ? select.int64(0) : nil
         }
-        select.reset()
-        let insert = try database.statement("INSERT INTO ATRANSACTIONSTRING(Z_ENT, ZNAME) VALUES(?, ?)")
-        insert.bindKey(HistorySchema.stringEntity, at: 1)
-        insert.bind(text, at: 2)
-        try insert.execute()
+        if let known { return known }
+        try database.withStatement("INSERT INTO ATRANSACTIONSTRING(Z_ENT, ZNAME) VALUES(?, ?)") { insert in
+            insert.bindKey(HistorySchema.stringEntity, at: 1)
+            insert.bind(text, at: 2)
+            try insert.execute()
+        }
         return lastInsertedRow()
     }
 

@@ -63,16 +63,14 @@ enum HistorySchema {
 
     /// The number of `ZTOMBSTONE<n>` columns `ACHANGE` has.
     static func tombstoneColumns(in database: SQLiteDatabase) throws -> Int {
-        let statement = try database.statement("SELECT count(*) FROM pragma_table_info('ACHANGE') WHERE name LIKE 'ZTOMBSTONE%'")
-        defer { statement.reset() }
-        return try statement.step() ? Int(statement.int64(0)) : 0
+        try database.withStatement("SELECT count(*) FROM pragma_table_info('ACHANGE') WHERE name LIKE 'ZTOMBSTONE%'") { statement in
+            try statement.step() ? Int(statement.int64(0)) : 0
+        }
     }
 
     /// Whether the store has history rows (a store that tracked history once).
     static func hasHistory(in database: SQLiteDatabase) throws -> Bool {
         guard try database.tableExists("ATRANSACTION") else { return false }
-        let statement = try database.statement("SELECT 1 FROM ATRANSACTION LIMIT 1")
-        defer { statement.reset() }
-        return try statement.step()
+        return try database.withStatement("SELECT 1 FROM ATRANSACTION LIMIT 1") { statement in try statement.step() }
     }
 }

@@ -65,10 +65,10 @@ extension SQLiteStoreEngine {
         lock.lock()
         defer { lock.unlock() }
         guard try database.tableExists("ATRANSACTION") else { return nil }
-        let statement = try database.statement("SELECT max(Z_PK) FROM ATRANSACTION")
-        defer { statement.reset() }
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.int64(0)
+        return try database.withStatement("SELECT max(Z_PK) FROM ATRANSACTION") { statement in
+            guard try statement.step(), !statement.isNull(0) else { return nil }
+            return statement.int64(0)
+        }
     }
 
     /// Transactions after `bound` (all when `nil`), oldest first, with their changes when
@@ -91,20 +91,20 @@ extension SQLiteStoreEngine {
         case .date: sql += " WHERE t.ZTIMESTAMP > ?"
         case nil: break
         }
-        let statement = try database.statement(sql + " ORDER BY t.Z_PK")
-        switch bound {
-        case .transaction(let number): statement.bindKey(number, at: 1)
-        case .date(let date): statement.bind(date.timeIntervalSinceReferenceDate, at: 1)
-        case nil: break
-        }
         var transactions: [HistoryTransactionRecord] = []
-        while try statement.step() {
-            func text(_ column: Int32) -> String? { statement.isNull(column) ? nil : statement.string(column) }
-            transactions.append(HistoryTransactionRecord(
-                number: statement.int64(0), timestamp: Date(timeIntervalSinceReferenceDate: statement.double(1)),
-                author: text(2), bundleID: text(3), contextName: text(4), processID: text(5)))
+        try database.withStatement(sql + " ORDER BY t.Z_PK") { statement in
+            switch bound {
+            case .transaction(let number): statement.bindKey(number, at: 1)
+            case .date(let date): statement.bind(date.timeIntervalSinceReferenceDate, at: 1)
+            case nil: break
+            }
+            while try statement.step() {
+                func text(_ column: Int32) -> String? { statement.isNull(column) ? nil : statement.string(column) }
+                transactions.append(HistoryTransactionRecord(
+                    number: statement.int64(0), timestamp: Date(timeIntervalSinceReferenceDate: statement.double(1)),
+                    author: text(2), bundleID: text(3), contextName: text(4), processID: text(5)))
+            }
         }
-        statement.reset()
         guard withChanges, let first = transactions.first else { return transactions }
         let changes = try fetchChanges(fromTransaction: first.number)
         var index: [Int64: Int] = [:]
@@ -119,41 +119,42 @@ extension SQLiteStoreEngine {
     private func fetchChanges(fromTransaction first: Int64) throws -> [HistoryChangeRecord] {
         let tombstones = try HistorySchema.tombstoneColumns(in: database)
         let extra = (0..<tombstones).map { ", ZTOMBSTONE\($0)" }.joined()
-        let statement = try database.statement(
-            "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY Z_PK")
-        statement.bindKey(first, at: 1)
-        defer { statement.reset() }
-        var changes: [HistoryChangeRecord] = []
-        while try statement.step() {
-            let type = NSPersistentHistoryChangeType(rawValue: Int(statement.int64(1))) ?? .update
-            let key = StoreKey(entityNumber: Int(statement.int64(2)), primaryKey: statement.int64(3))
-            var tombstone: [String: Any]?
-            if type == .delete, let mapped = schema.entity(number: key.entityNumber) {
-                var values: [String: Any] = [:]
-                for (offset, preserved) in HistorySchema.preservedAttributes(of: mapped).enumerated() where offset < tombstones {
-                    if let value = try RowCodec.read(statement, column: Int32(6 + offset), storage: preserved.storage, attribute: preserved.attribute, external: externalStorage) {
-                        values[preserved.attribute.name] = value
+        let sql = "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(extra) FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY Z_PK"
+        return try database.withStatement(sql) { statement in
+            statement.bindKey(first, at: 1)
+            var changes: [HistoryChangeRecord] = []
+            while try statement.step() {
+                let type = NSPersistentHistoryChangeType(rawValue: Int(statement.int64(1))) ?? .update
+                let key = StoreKey(entityNumber: Int(statement.int64(2)), primaryKey: statement.int64(3))
+                var tombstone: [String: Any]?
+                if type == .delete, let mapped = schema.entity(number: key.entityNumber) {
+                    var values: [String: Any] = [:]
+                    for (offset, preserved) in HistorySchema.preservedAttributes(of: mapped).enumerated() where offset < tombstones {
+                        if let value = try RowCodec.read(statement, column: Int32(6 + offset), storage: preserved.storage, attribute: preserved.attribute, external: externalStorage) {
+                            values[preserved.attribute.name] = value
+                        }
                     }
+                    tombstone = values
                 }
-                tombstone = values
+                changes.append(HistoryChangeRecord(
+                    changeID: statement.int64(0), type: type, key: key, transactionNumber: statement.int64(4),
+                    updatedSlots: type == .update && !statement.isNull(5) ? HistoryColumns.slots(statement.data(5)) : nil,
+                    tombstone: tombstone))
             }
-            changes.append(HistoryChangeRecord(
-                changeID: statement.int64(0), type: type, key: key, transactionNumber: statement.int64(4),
-                updatedSlots: type == .update && !statement.isNull(5) ? HistoryColumns.slots(statement.data(5)) : nil,
-                tombstone: tombstone))
+            return changes
         }
-        return changes
     }
 
     /// Throws 134301 when transactions after `number` were purged.
     private func checkNotExpired(_ number: Int64) throws {
         // Numbers come from AUTOINCREMENT and a save's number is used only if it commits,
         // so the numbers ever given are 1...sequence, and the ones kept are the newest.
-        let statement = try database.statement("SELECT (SELECT min(Z_PK) FROM ATRANSACTION), (SELECT seq FROM sqlite_sequence WHERE name = 'ATRANSACTION')")
-        defer { statement.reset() }
-        guard try statement.step() else { return }
-        let sequence = statement.isNull(1) ? 0 : statement.int64(1)
-        let oldestKept = statement.isNull(0) ? sequence + 1 : statement.int64(0)
+        let bounds = try database.withStatement("SELECT (SELECT min(Z_PK) FROM ATRANSACTION), (SELECT seq FROM sqlite_sequence WHERE name = 'ATRANSACTION')") { statement -> (oldestKept: Int64, sequence: Int64)? in
+            guard try statement.step() else { return nil }
+            let sequence = statement.isNull(1) ? 0 : statement.int64(1)
+            return (statement.isNull(0) ? sequence + 1 : statement.int64(0), sequence)
+        }
+        guard let (oldestKept, sequence) = bounds else { return }
         if number + 1 < oldestKept, number < sequence {
             throw coreDataError(NSPersistentHistoryTokenExpiredError, userInfo: [
                 NSLocalizedDescriptionKey: "The history token is older than the oldest history the store still has: the history after it has been deleted.",
@@ -178,17 +179,19 @@ extension SQLiteStoreEngine {
         }
         return try GenerationScope.with(nil) {
             try inTransaction {
-                let changes = try connection.statement("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))")
-                let transactions = try connection.statement("DELETE FROM ATRANSACTION WHERE \(condition)")
-                for statement in [changes, transactions] {
-                    switch bound {
-                    case .transaction(let number): statement.bindKey(number, at: 1)
-                    case .date(let date): statement.bind(date.timeIntervalSinceReferenceDate, at: 1)
-                    case nil: break
+                func run(_ sql: String) throws -> Int {
+                    try connection.withStatement(sql) { statement in
+                        switch bound {
+                        case .transaction(let number): statement.bindKey(number, at: 1)
+                        case .date(let date): statement.bind(date.timeIntervalSinceReferenceDate, at: 1)
+                        case nil: break
+                        }
+                        try statement.execute()
+                        return Int(statement.changes)
                     }
-                    try statement.execute()
                 }
-                return Int(transactions.changes)
+                _ = try run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))")
+                return try run("DELETE FROM ATRANSACTION WHERE \(condition)")
             }
         }
     }

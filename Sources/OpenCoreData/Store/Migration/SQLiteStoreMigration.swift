@@ -95,11 +95,11 @@ final class SQLiteStoreMigration {
 
     /// The names of the file's triggers.
     private func triggerNames() throws -> [String] {
-        let statement = try database.statement("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-        defer { statement.reset() }
-        var names: [String] = []
-        while try statement.step() { names.append(statement.string(0)) }
-        return names
+        try database.withStatement("SELECT name FROM sqlite_master WHERE type = 'trigger'") { statement in
+            var names: [String] = []
+            while try statement.step() { names.append(statement.string(0)) }
+            return names
+        }
     }
 
     // MARK: Primary keys

@@ -385,16 +385,17 @@ extension SQLiteStoreEngine {
     func fetchDictionaryRows(_ query: DictionaryFetchStatement) throws -> [[Any?]] {
         lock.lock()
         defer { lock.unlock() }
-        let statement = try database.statement(query.sql)
-        query.binds.bind(to: statement)
-        defer { statement.reset() }
         let clock = SQLDebugClock()
-        var rows: [[Any?]] = []
-        while try statement.step() {
-            var row: [Any?] = []
-            row.reserveCapacity(query.columns.count)
-            for column in query.columns { row.append(try column.read(statement, column.index)) }
-            rows.append(row)
+        let rows = try database.withStatement(query.sql) { statement in
+            query.binds.bind(to: statement)
+            var rows: [[Any?]] = []
+            while try statement.step() {
+                var row: [Any?] = []
+                row.reserveCapacity(query.columns.count)
+                for column in query.columns { row.append(try column.read(statement, column.index)) }
+                rows.append(row)
+            }
+            return rows
         }
         if database.debugLevel >= 1 {
             SQLDebugLog.connectionFetchTime(clock.elapsed)
