@@ -68,7 +68,7 @@ tsan: deps
 # Measured on the team's shared 2-core machine: 9 min 3 s once built (README.md).
 STRESS_KILLS ?= 1000
 stress: build
-	@echo "==> Killing the crash-test writer $(STRESS_KILLS) times, without and with history (CrashTests)"
+	@echo "==> Killing the crash-test writer $(STRESS_KILLS) times, without and with history and constraints (CrashTests)"
 	@CRASH_KILLS=$(STRESS_KILLS) $(SWIFT) test --disable-swift-testing --filter CrashTests
 
 verify: build
