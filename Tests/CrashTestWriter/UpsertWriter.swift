@@ -1,7 +1,10 @@
-// The child process of the multi-process upsert test: `CrashTestWriter STORE upsert NAME ROUNDS`.
-// Each round, in a new context under the object-trump merge policy, it upserts five of ten
-// shared keys, changes one shared row it fetched, upserts its ledger row and inserts an
-// event row of its own, then prints "saved ROUND KEY,KEY,…" once the save has returned.
+// The child process of the multi-process upsert tests: `CrashTestWriter STORE upsert NAME
+// ROUNDS [history]`. Each round, in a new context under the object-trump merge policy, it
+// upserts five of ten shared keys, changes one shared row it fetched, upserts its ledger row
+// and inserts an event row of its own, then prints "saved ROUND KEY,KEY,…" once the save has
+// returned. With `history`, the store tracks persistent history, the context's transaction
+// author is NAME, and before each "saved" line the writer prints the changes the save made,
+// as its did-save notification lists them: "changes I=pk,… U=pk,… D=pk,…".
 import Foundation
 import OpenCoreData
 
@@ -36,10 +39,12 @@ final class CountingObjectTrump: NSMergePolicy {
     }
 }
 
-func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
+func runUpsertWriter(storeURL: URL, name: String, rounds: Int, history: Bool) -> Never {
     let policy = CountingObjectTrump()
     let container = NSPersistentContainer(name: "Upserts", managedObjectModel: upsertModel())
-    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
+    let description = NSPersistentStoreDescription(url: storeURL)
+    if history { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
+    container.persistentStoreDescriptions = [description]
     container.loadPersistentStores { _, error in
         if let error {
             print("open failed: \(error)")
@@ -50,6 +55,15 @@ func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = container.persistentStoreCoordinator
         context.mergePolicy = policy
+        context.transactionAuthor = name
+        var saved = ""
+        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { note in
+            func keys(_ key: String) -> String {
+                ((note.userInfo?[key] as? Set<NSManagedObject>) ?? []).map(primaryKey).sorted().joined(separator: ",")
+            }
+            saved = "changes I=\(keys(NSInsertedObjectsKey)) U=\(keys(NSUpdatedObjectsKey)) D=\(keys(NSDeletedObjectsKey))"
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         func upsert(_ key: String) {
             let row = NSEntityDescription.insertNewObject(forEntityName: "Row", into: context)
             row.setValue(key, forKey: "key")
@@ -76,6 +90,7 @@ func runUpsertWriter(storeURL: URL, name: String, rounds: Int) -> Never {
             print("failed \(round): \(error)")
             exit(3)
         }
+        if history { print(saved) }
         print("saved \(round) \(keys.joined(separator: ",")) \(policy.locking) \(policy.constraints)")
     }
     exit(0)

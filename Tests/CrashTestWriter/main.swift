@@ -6,12 +6,14 @@ import OpenCoreData
 
 if CommandLine.arguments.count > 4, CommandLine.arguments[2] == "upsert" {
     setvbuf(stdout, nil, _IONBF, 0)
-    runUpsertWriter(storeURL: URL(fileURLWithPath: CommandLine.arguments[1]), name: CommandLine.arguments[3], rounds: Int(CommandLine.arguments[4]) ?? 1)
+    runUpsertWriter(storeURL: URL(fileURLWithPath: CommandLine.arguments[1]), name: CommandLine.arguments[3], rounds: Int(CommandLine.arguments[4]) ?? 1,
+                    history: CommandLine.arguments.count > 5 && CommandLine.arguments[5] == "history")
 }
 
 setvbuf(stdout, nil, _IONBF, 0)
 let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
-// A second argument: "history" saves the same way with persistent history tracking on;
+// A second argument: "history" saves the same way with persistent history tracking on, and
+// upserts Tally rows under object trump in each save;
 // "churn N" runs the multi-process history test's writer (ChurnWriter.swift).
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
@@ -26,8 +28,20 @@ payload.name = "payload"
 payload.attributeType = .stringAttributeType
 payload.preservesValueInHistoryOnDeletion = true
 entity.properties = [batch, payload]
+// Tally { key: String (unique), batch: Integer 64 }: in "history" mode every save also upserts
+// three of its five keys, so kills land in saves that settle constraint conflicts.
+let tally = NSEntityDescription()
+tally.name = "Tally"
+let tallyKey = NSAttributeDescription()
+tallyKey.name = "key"
+tallyKey.attributeType = .stringAttributeType
+let tallyBatch = NSAttributeDescription()
+tallyBatch.name = "batch"
+tallyBatch.attributeType = .integer64AttributeType
+tally.properties = [tallyKey, tallyBatch]
+tally.uniquenessConstraints = [["key"]]
 let model = NSManagedObjectModel()
-model.entities = [entity]
+model.entities = [entity, tally]
 
 let container = NSPersistentContainer(name: "Crash", managedObjectModel: model)
 let description = NSPersistentStoreDescription(url: storeURL)
@@ -55,6 +69,15 @@ while true {
         let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
         entry.setValue(next, forKey: "batch")
         entry.setValue(String(repeating: "x", count: 100 + index), forKey: "payload")
+    }
+    if mode == "history" {
+        // Batch N writes keys k(N%5), k((N+1)%5) and k((N+2)%5); the test knows what each holds.
+        context.mergePolicy = NSMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+        for offset in 0..<3 {
+            let row = NSEntityDescription.insertNewObject(forEntityName: "Tally", into: context)
+            row.setValue("k\((next + Int64(offset)) % 5)", forKey: "key")
+            row.setValue(next, forKey: "batch")
+        }
     }
     try context.save()
     print("saved \(next)")

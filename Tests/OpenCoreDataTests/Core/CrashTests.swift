@@ -13,9 +13,12 @@ final class CrashTests: XCTestCase {
         try killWriterRepeatedly(mode: "plain")
     }
 
-    /// The same with persistent history: after every kill, history holds exactly one
-    /// transaction of ten inserts for each batch in the store, and nothing else.
-    func testKilledWritersKeepHistoryAndDataTogether() throws {
+    /// The same with persistent history and a uniqueness constraint: each save also upserts
+    /// three constrained Tally rows under object trump. After every kill no Tally key is held
+    /// twice, each holds the last whole batch that wrote it, and history holds exactly one
+    /// transaction per batch in the store (its ten inserts and its three Tally writes),
+    /// naming exactly the rows the store holds.
+    func testKilledWritersKeepHistoryConstraintsAndDataTogether() throws {
         try killWriterRepeatedly(mode: "history")
     }
 
@@ -57,7 +60,10 @@ final class CrashTests: XCTestCase {
             let numbers = batches.keys.sorted()
             XCTAssertEqual(numbers, Array(numbers.isEmpty ? [] : Array(1...numbers.count).map(Int64.init)), "round \(round): batches are contiguous")
             XCTAssertGreaterThanOrEqual(Int64(numbers.count), lastReported, "round \(round): a save that returned is missing")
-            if mode == "history" { try Self.checkHistory(of: store, batches: batches.count, round: round) }
+            if mode == "history" {
+                try Self.checkTallies(in: store, batches: Int64(batches.count), round: round)
+                try Self.checkHistory(of: store, batches: batches.count, round: round)
+            }
         }
         XCTAssertGreaterThan(lastReported, 0, "the writer saved at least once")
     }
@@ -115,8 +121,30 @@ final class CrashTests: XCTestCase {
         return counts
     }
 
-    /// Checks that history has one transaction of ten inserts per batch, each insert
-    /// naming a row that exists, and no other change.
+    /// Checks with plain SQL that no Tally key is held twice and that each key holds the
+    /// last of the store's `batches` batches that upserted it (batch N writes keys N % 5,
+    /// (N + 1) % 5 and (N + 2) % 5).
+    private static func checkTallies(in store: URL, batches: Int64, round: Int) throws {
+        var expected: [String: Int64] = [:]
+        if batches > 0 {
+            for batch in 1...batches { for offset in 0..<Int64(3) { expected["k\((batch + offset) % 5)"] = batch } }
+        }
+        let database = try SQLiteDatabase(path: store.path, create: false)
+        defer { database.close() }
+        let statement = try database.statement("SELECT ZKEY, ZBATCH FROM ZTALLY ORDER BY ZKEY")
+        defer { statement.reset() }
+        var found: [String: Int64] = [:]
+        while try statement.step() {
+            let key = statement.string(0)
+            XCTAssertNil(found[key], "round \(round): Tally key \(key) is held by more than one row")
+            found[key] = statement.int64(1)
+        }
+        XCTAssertEqual(found, expected, "round \(round): the Tally rows hold the last batch that wrote them")
+    }
+
+    /// Checks that history has one transaction per batch: ten Entry inserts, and Tally
+    /// changes that insert or update three rows; that the Entry inserts name exactly the
+    /// stored entries; and that the Tally rows history leaves alive are the stored ones.
     private static func checkHistory(of store: URL, batches: Int, round: Int) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: crashModel())
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: [NSPersistentHistoryTrackingKey: true])
@@ -126,13 +154,32 @@ final class CrashTests: XCTestCase {
         let transactions = result.result as! [NSPersistentHistoryTransaction]
         XCTAssertEqual(transactions.count, batches, "round \(round): one transaction per batch")
         let stored = Set(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).map(\.objectID))
+        let storedTallies = Set(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tally")).map(\.objectID))
         var inserted = Set<NSManagedObjectID>()
+        var liveTallies = Set<NSManagedObjectID>()
         for transaction in transactions {
-            XCTAssertEqual(transaction.changes?.count, 10, "round \(round): transaction \(transaction.transactionNumber)")
-            XCTAssertTrue(transaction.changes?.allSatisfy { $0.changeType == .insert } ?? false)
-            for change in transaction.changes ?? [] { inserted.insert(change.changedObjectID) }
+            let changes = transaction.changes ?? []
+            let entries = changes.filter { $0.changedObjectID.entity.name == "Entry" }
+            XCTAssertEqual(entries.count, 10, "round \(round): transaction \(transaction.transactionNumber)")
+            XCTAssertTrue(entries.allSatisfy { $0.changeType == .insert })
+            for change in entries { inserted.insert(change.changedObjectID) }
+            var written = Set<NSManagedObjectID>()
+            for change in changes where change.changedObjectID.entity.name == "Tally" {
+                switch change.changeType {
+                case .insert:
+                    XCTAssertTrue(liveTallies.insert(change.changedObjectID).inserted, "round \(round): a Tally row inserted twice")
+                    written.insert(change.changedObjectID)
+                case .update:
+                    XCTAssertTrue(liveTallies.contains(change.changedObjectID), "round \(round): a Tally row updated before its insert")
+                    written.insert(change.changedObjectID)
+                case .delete:
+                    XCTAssertNotNil(liveTallies.remove(change.changedObjectID), "round \(round): a Tally row deleted before its insert")
+                }
+            }
+            XCTAssertEqual(written.count, 3, "round \(round): transaction \(transaction.transactionNumber) writes three Tally rows")
         }
-        XCTAssertEqual(inserted, stored, "round \(round): history names exactly the stored rows")
+        XCTAssertEqual(inserted, stored, "round \(round): history names exactly the stored entries")
+        XCTAssertEqual(liveTallies, storedTallies, "round \(round): history accounts for exactly the stored Tally rows")
     }
 
     /// The writer's model, built the same way.
@@ -148,8 +195,18 @@ final class CrashTests: XCTestCase {
         payload.attributeType = .stringAttributeType
         payload.preservesValueInHistoryOnDeletion = true
         entity.properties = [batch, payload]
+        let tally = NSEntityDescription()
+        tally.name = "Tally"
+        let key = NSAttributeDescription()
+        key.name = "key"
+        key.attributeType = .stringAttributeType
+        let tallyBatch = NSAttributeDescription()
+        tallyBatch.name = "batch"
+        tallyBatch.attributeType = .integer64AttributeType
+        tally.properties = [key, tallyBatch]
+        tally.uniquenessConstraints = [["key"]]
         let model = NSManagedObjectModel()
-        model.entities = [entity]
+        model.entities = [entity, tally]
         return model
     }
 
