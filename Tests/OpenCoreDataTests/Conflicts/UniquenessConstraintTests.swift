@@ -42,6 +42,33 @@ final class UniquenessConstraintTests: ConflictTestCase {
         XCTAssertTrue(context.hasChanges)
     }
 
+    /// The save looks for stored duplicates with one `SELECT … WHERE … ZNAME IN (?, …)` per
+    /// 500 names (LinuxDifferences.md), and the upsert still finds the one stored name.
+    func testTheConstraintCheckLogsOneInListPerFiveHundredNames() throws {
+        let setup = newContext()
+        insertTrail("Trail 0", rating: 1, into: setup)
+        try setup.save()
+        let importer = newContext()
+        importer.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        for index in 0..<501 { insertTrail("Trail \(index)", rating: 4, into: importer) }
+        var lines: [String] = []
+        let lock = NSLock()
+        SQLDebugLog.setLevelOverride(1)
+        SQLDebugLog.setSink { line in lock.lock(); lines.append(line); lock.unlock() }
+        defer {
+            SQLDebugLog.setLevelOverride(nil)
+            SQLDebugLog.setSink(nil)
+        }
+        try importer.save()
+        let lookups = lines.filter { $0.hasPrefix("CoreData: sql: SELECT") && $0.contains("ZNAME IN (") }
+        XCTAssertEqual(lookups.count, 2, "\(lookups)")
+        let select = "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZLENGTHKM, t0.ZRATING, t0.ZCOUNTRY, t0.ZNAME FROM ZTRAIL t0 WHERE  t0.ZNAME IN "
+        XCTAssertEqual(lookups.first, select + "(" + Array(repeating: "?", count: 500).joined(separator: ", ") + ") ORDER BY t0.Z_PK")
+        XCTAssertEqual(lookups.last, select + "(?) ORDER BY t0.Z_PK")
+        XCTAssertEqual(try storedTrails().count, 501)
+        XCTAssertEqual(try storedTrails()["Trail 0"]?.rating, 4)
+    }
+
     func testADuplicateOfAStoredRowFailsNamingTheDatabaseObject() throws {
         let setup = newContext()
         insertTrail("Ridge", rating: 3, into: setup)

@@ -18,15 +18,16 @@ extension NSEntityDescription {
     }
 }
 
-/// Identifies a constraint (declaring entity and names) and, with `values`, one group.
+/// Identifies a constraint: its declaring entity and names.
 private struct ConstraintKey: Hashable {
     let entity: ObjectIdentifier
     let names: [String]
-    var values: [AnyHashable] = []
 }
 
 /// The objects of one save that share the values of one constraint.
 private struct ConstraintGroup {
+    /// The constraint's number in this save (one per ``ConstraintKey``).
+    let constraint: Int
     let declaring: NSEntityDescription
     let names: [String]
     let values: [AnyHashable]
@@ -61,19 +62,30 @@ extension SavePlan {
         }
         guard !candidates.isEmpty else { return [] }
         var groups: [ConstraintGroup] = []
-        var index: [ConstraintKey: Int] = [:]
-        var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String])]] = [:]
+        // Each constraint gets a number once; per object only its values are hashed.
+        var numbers: [ConstraintKey: Int] = [:]
+        var index: [[[AnyHashable]: Int]] = []  // by constraint number: values → group
+        var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String], number: Int)]] = [:]
+        func applicable(to entity: NSEntityDescription) -> [(declaring: NSEntityDescription, names: [String], number: Int)] {
+            if let known = rules[ObjectIdentifier(entity)] { return known }
+            let found = entity.applicableUniquenessConstraints.map { declaring, names in
+                let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
+                if let number = numbers[key] { return (declaring, names, number) }
+                numbers[key] = index.count
+                index.append([:])
+                return (declaring, names, index.count - 1)
+            }
+            rules[ObjectIdentifier(entity)] = found
+            return found
+        }
         for object in candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
-            let applicable = rules[ObjectIdentifier(object.entity)] ?? object.entity.applicableUniquenessConstraints
-            rules[ObjectIdentifier(object.entity)] = applicable
-            for (declaring, names) in applicable {
+            for (declaring, names, number) in applicable(to: object.entity) {
                 guard let values = Self.constraintValues(names, of: object.state.values, table: object.entity.propertyTable) else { continue }
-                let id = ConstraintKey(entity: ObjectIdentifier(declaring), names: names, values: values)
-                if let position = index[id] {
+                if let position = index[number][values] {
                     groups[position].objects.append(object)
                 } else {
-                    index[id] = groups.count
-                    groups.append(ConstraintGroup(declaring: declaring, names: names, values: values, objects: [object]))
+                    index[number][values] = groups.count
+                    groups.append(ConstraintGroup(constraint: number, declaring: declaring, names: names, values: values, objects: [object]))
                 }
             }
         }
@@ -112,37 +124,42 @@ extension SavePlan {
     /// query per group for a compound one.
     private func findStoredRows(for groups: inout [ConstraintGroup], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
         let engine = store.engine
-        var byConstraint: [ConstraintKey: [Int]] = [:]
-        for (position, group) in groups.enumerated() { byConstraint[ConstraintKey(entity: ObjectIdentifier(group.declaring), names: group.names), default: []].append(position) }
-        for positions in byConstraint.values {
+        var byConstraint: [Int: [Int]] = [:]
+        for (position, group) in groups.enumerated() { byConstraint[group.constraint, default: []].append(position) }
+        for number in byConstraint.keys.sorted() {
+            let positions = byConstraint[number]!
             let first = groups[positions[0]]
             let table = first.declaring.propertyTable
             let attributes = first.names.map { table.byName[$0] as? NSAttributeDescription }
             func publicValue(_ value: AnyHashable, _ i: Int) -> Any {
                 attributes[i].map { AttributeValues.public(value.base, for: $0) } ?? value.base
             }
-            var predicates: [NSPredicate] = []
+            // One query per 500 values for a one-property constraint (its `IN` list made
+            // directly: a predicate of 500 constants costs more to build and parse than
+            // the query to run), one per group for a compound one.
+            var conditions: [(PredicateSQLTranslator) throws -> SQLFragment] = []
             if first.names.count == 1 {
                 var start = 0
                 while start < positions.count {
                     let chunk = positions[start..<min(start + 500, positions.count)]
                     start += chunk.count
-                    predicates.append(NSPredicate(format: "%K IN %@", first.names[0], chunk.map { publicValue(groups[$0].values[0], 0) }))
+                    let values = chunk.map { publicValue(groups[$0].values[0], 0) }
+                    conditions.append { try $0.inCondition(keyPath: first.names[0], values: values) }
                 }
             } else {
                 for position in positions {
                     let parts = first.names.enumerated().map { i, name in NSPredicate(format: "%K == %@", name, publicValue(groups[position].values[i], i)) }
-                    predicates.append(NSCompoundPredicate(andPredicateWithSubpredicates: parts))
+                    conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
             var lookup: [[AnyHashable]: Int] = [:]
             for position in positions { lookup[groups[position].values] = position }
-            for predicate in predicates {
+            for makeCondition in conditions {
                 let mapped = try engine.storeEntity(first.declaring)
                 var query = SQLFetchQuery(entity: mapped)
                 let translator = try engine.translator(for: first.declaring)
                 query.joins = translator.rootJoins
-                let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try translator.condition(predicate)].compactMap { $0 }
+                let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try makeCondition(translator)].compactMap { $0 }
                 query.condition = SQLFragment.compound(parts, and: true)
                 for row in try engine.fetchRows(query, includesSubentities: true) where !excluded.contains(row.key) {
                     guard let values = Self.constraintValues(first.names, of: row.attributes, table: row.entity.propertyTable),

@@ -64,6 +64,13 @@ final class PredicateSQLTranslator {
         try translate(predicate, in: root)
     }
 
+    /// `keyPath IN values` on `t0`, the condition `%K IN %@` translates to, without making
+    /// and parsing a predicate: for the long lists the library builds itself (a save's
+    /// search for stored duplicates of a uniqueness constraint).
+    func inCondition(keyPath: String, values: [Any]) throws -> SQLFragment {
+        try inList(try operand(forKeyPath: keyPath), values, [])
+    }
+
     private func translate(_ predicate: NSPredicate, in scope: SQLScope) throws -> SQLFragment {
         switch predicate.kind {
         case .value(let value): return .constant(value)
