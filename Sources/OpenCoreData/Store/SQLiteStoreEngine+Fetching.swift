@@ -30,24 +30,11 @@ extension SQLiteStoreEngine {
         var found: [ObjectIdentifier: [Int64: StoreRow]] = [:]
         for (tableID, group) in keysByTable {
             let plan = plans.select(group.root, includesSubentities: true, schema: schema)
-            let unique = Array(Set(group.keys)).sorted()
             var rows: [Int64: StoreRow] = [:]
-            rows.reserveCapacity(unique.count)
-            var start = 0
-            while start < unique.count {
-                let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
-                start += chunk.count
-                let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
-                let chunkRows = try database.withStatement(plan.byKeysSQL[size]!) { statement in
-                    var index: Int32 = 1
-                    for pk in chunk {
-                        statement.bindKey(pk, at: index)
-                        index += 1
-                    }
-                    while index <= Int32(size) {
-                        statement.bindKey(chunk.last!, at: index)
-                        index += 1
-                    }
+            rows.reserveCapacity(group.keys.count)
+            for chunk in PaddedKeyChunk.chunks(of: group.keys) {
+                let chunkRows = try database.withStatement(plan.byKeysSQL[chunk.size]!) { statement in
+                    chunk.bind(to: statement)
                     return try readRows(statement, plan: plan, logTotals: false)
                 }
                 for row in chunkRows { rows[row.key.primaryKey] = row }

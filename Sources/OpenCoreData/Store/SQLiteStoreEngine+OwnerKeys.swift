@@ -9,13 +9,8 @@ extension SQLiteStoreEngine {
         defer { lock.unlock() }
         guard let storage = schema.toMany(relationship) else { return [] }
         var pairs: [(Int64, StoreKey)] = []
-        let unique = Array(Set(owners)).sorted()
-        var start = 0
-        while start < unique.count {
-            let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
-            start += chunk.count
-            let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
-            let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
+        for chunk in PaddedKeyChunk.chunks(of: owners) {
+            let placeholders = chunk.placeholders
             let sql: String
             let fixedEntity: Int?
             switch storage {
@@ -29,15 +24,7 @@ extension SQLiteStoreEngine {
                 sql = "SELECT t1.\(ownColumn), \(table.hasSubentities ? "t0.Z_ENT" : "0"), t0.Z_PK FROM \(table.name) t0 JOIN \(join.name) t1 ON t0.Z_PK = t1.\(otherColumn) WHERE  t1.\(ownColumn) IN (\(placeholders)) ORDER BY t0.Z_PK"
             }
             try database.withStatement(sql) { statement in
-                var index: Int32 = 1
-                for owner in chunk {
-                    statement.bindKey(owner, at: index)
-                    index += 1
-                }
-                while index <= Int32(size) {
-                    statement.bindKey(chunk.last!, at: index)
-                    index += 1
-                }
+                chunk.bind(to: statement)
                 while try statement.step() {
                     let number = fixedEntity ?? Int(statement.int64(1))
                     pairs.append((statement.int64(0), StoreKey(entityNumber: number, primaryKey: statement.int64(2))))

@@ -12,16 +12,9 @@ extension SQLiteStoreEngine {
         defer { lock.unlock() }
         let plan = plans.select(destination, includesSubentities: true, schema: schema)
         let (entityTest, bounds) = entityCondition(destination, includesSubentities: true)
-        let unique = Array(Set(owners)).sorted()
         var rows: [StoreRow] = []
-        var start = 0
-        while start < unique.count {
-            let chunk = unique[start..<min(start + SelectPlan.batchSizes.last!, unique.count)]
-            start += chunk.count
-            // A few fixed list lengths keep the statement cache small; the last key repeats.
-            let size = SelectPlan.batchSizes.first { $0 >= chunk.count }!
-            let placeholders = Array(repeating: "?", count: size).joined(separator: ", ")
-            let keyTest = "t0.\(keyColumn) IN (\(placeholders))"
+        for chunk in PaddedKeyChunk.chunks(of: owners) {
+            let keyTest = "t0.\(keyColumn) IN (\(chunk.placeholders))"
             let condition = entityTest.isEmpty ? " WHERE  " + keyTest : entityTest + " AND " + keyTest
             rows += try database.withStatement(plan.selectSQL + condition + " ORDER BY t0.Z_PK") { statement in
                 var index: Int32 = 1
@@ -29,10 +22,7 @@ extension SQLiteStoreEngine {
                     statement.bindKey(Int64(bound), at: index)
                     index += 1
                 }
-                for owner in chunk + Array(repeating: chunk.last!, count: size - chunk.count) {
-                    statement.bindKey(owner, at: index)
-                    index += 1
-                }
+                chunk.bind(to: statement, from: index)
                 return try readRows(statement, plan: plan, entityName: destination.entity.name)
             }
         }

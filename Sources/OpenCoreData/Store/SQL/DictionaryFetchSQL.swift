@@ -359,21 +359,12 @@ private final class DictionaryFetchSQL {
         var result: [String] = []
         for descriptor in descriptors {
             guard descriptor.block == nil, let key = descriptor.key else { throw SQLUntranslatable("a sort descriptor without a key") }
-            var term: String
             if let column = terms.first(where: { $0.key == key }), column.isAggregate {
-                term = alias(for: key)
+                result.append(descriptor.ascending ? alias(for: key) : alias(for: key) + " DESC")
             } else {
                 let (sql, kind, _) = try attributeColumn(key)
-                term = sql
-                switch kind {
-                case .string: term += " COLLATE " + SQLFunctions.collationName(descriptor.method)
-                case .uri: term += " COLLATE NSCollateCanonical"
-                case .binary: throw SQLUntranslatable("sorting by binary attribute \(key)")
-                case .number, .date, .uuid: break
-                }
+                result.append(try PredicateSQLTranslator.orderTerm(sql, kind: kind, key: key, descriptor: descriptor))
             }
-            if !descriptor.ascending { term += " DESC" }
-            result.append(term)
         }
         return result.joined(separator: ", ")
     }

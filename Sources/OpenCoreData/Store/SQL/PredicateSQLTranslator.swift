@@ -591,18 +591,23 @@ final class PredicateSQLTranslator {
             guard case .attribute(let column, let kind) = try resolve(splitKeyPath(key), from: root.position, in: root) else {
                 throw SQLUntranslatable("sorting by \(key), which is not an attribute")
             }
-            var term = column
-            switch kind {
-            case .string: term += " COLLATE " + SQLFunctions.collationName(descriptor.method)
-            case .uri: term += " COLLATE NSCollateCanonical"
-            case .binary: throw SQLUntranslatable("sorting by binary attribute \(key)")
-            case .number, .date, .uuid: break
-            }
-            if !descriptor.ascending { term += " DESC" }
-            terms.append(term)
+            terms.append(try Self.orderTerm(column, kind: kind, key: key, descriptor: descriptor))
         }
         terms.append("t0.Z_PK")
         return terms.joined(separator: ", ")
+    }
+
+    /// One `ORDER BY` term: `column` with the collation a string or URI needs for
+    /// `descriptor`'s method, and `DESC` when it sorts descending.
+    static func orderTerm(_ column: String, kind: SQLValueKind, key: String, descriptor: NSSortDescriptor) throws -> String {
+        var term = column
+        switch kind {
+        case .string: term += " COLLATE " + SQLFunctions.collationName(descriptor.method)
+        case .uri: term += " COLLATE NSCollateCanonical"
+        case .binary: throw SQLUntranslatable("sorting by binary attribute \(key)")
+        case .number, .date, .uuid: break
+        }
+        return descriptor.ascending ? term : term + " DESC"
     }
 
     // MARK: Constants

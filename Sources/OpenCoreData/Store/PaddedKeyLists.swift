@@ -1,0 +1,40 @@
+import Foundation
+
+/// One chunk of a list of primary keys bound to an `IN (?, …)` list whose length is one
+/// of ``SelectPlan/batchSizes``: a few fixed lengths keep the statement cache small, and
+/// the last key repeats to fill the list.
+struct PaddedKeyChunk {
+    /// The keys of this chunk, in ascending order.
+    let keys: ArraySlice<Int64>
+    /// The number of placeholders: the smallest batch size that holds the keys.
+    let size: Int
+
+    /// `?, ?, …`, one per placeholder.
+    var placeholders: String { Array(repeating: "?", count: size).joined(separator: ", ") }
+
+    /// The distinct `keys`, sorted, cut into chunks of at most the largest batch size.
+    static func chunks(of keys: [Int64]) -> [PaddedKeyChunk] {
+        let unique = Array(Set(keys)).sorted()
+        let largest = SelectPlan.batchSizes.last!
+        return stride(from: 0, to: unique.count, by: largest).map { start in
+            let slice = unique[start..<min(start + largest, unique.count)]
+            return PaddedKeyChunk(keys: slice, size: SelectPlan.batchSizes.first { $0 >= slice.count }!)
+        }
+    }
+
+    /// Binds the keys from parameter `index` on, repeating the last one up to `size`
+    /// values; returns the next free parameter index.
+    @discardableResult
+    func bind(to statement: SQLiteStatement, from index: Int32 = 1) -> Int32 {
+        var next = index
+        for key in keys {
+            statement.bindKey(key, at: next)
+            next += 1
+        }
+        for _ in keys.count..<size {
+            statement.bindKey(keys.last!, at: next)
+            next += 1
+        }
+        return next
+    }
+}
