@@ -40,33 +40,15 @@ final class UpsertHistoryProcessesTests: XCTestCase {
         defer { for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
         // Follow history while the writers run, keeping the set of rows it says exist.
-        var lastToken: NSPersistentHistoryToken?
-        var live = Set<Int64>()
-        var seen: [NSPersistentHistoryTransaction] = []
-        func follow() throws {
-            let result = try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: lastToken)) as! NSPersistentHistoryResult
-            for transaction in result.result as! [NSPersistentHistoryTransaction] {
-                for change in transaction.changes ?? [] {
-                    let key = change.changedObjectID.storeKey!.primaryKey
-                    switch change.changeType {
-                    case .insert: XCTAssertTrue(live.insert(key).inserted, "p\(key) inserted twice")
-                    case .update: XCTAssertTrue(live.contains(key), "p\(key) updated before its insert")
-                    case .delete: XCTAssertNotNil(live.remove(key), "p\(key) deleted before its insert")
-                    }
-                }
-                reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
-                lastToken = transaction.token
-                seen.append(transaction)
-            }
-        }
+        let history = HistoryFollower(reader: reader)
         var passes = 0
         while processes.contains(where: \.isRunning) {
-            try follow()
+            try history.follow()
             passes += 1
             usleep(5_000)
         }
         for process in processes { process.waitUntilExit() }
-        try follow()
+        try history.follow()
         let printed = outputs.map { $0.finish() }
         for (index, process) in processes.enumerated() {
             XCTAssertEqual(process.terminationStatus, 0, "\(names[index]) failed: \(printed[index])")
@@ -86,7 +68,7 @@ final class UpsertHistoryProcessesTests: XCTestCase {
 
         // The rows history says exist are the rows in the store.
         let rows = try check.fetch(NSFetchRequest<NSManagedObject>(entityName: "Row"))
-        XCTAssertEqual(live, Set(rows.map { $0.objectID.storeKey!.primaryKey }), "history accounts for every row in the store")
+        XCTAssertEqual(history.live, Set(rows.map { $0.objectID.storeKey!.primaryKey }), "history accounts for every row in the store")
 
         // Every reported save is one transaction of its writer, with exactly its changes,
         // and the reader saw it: the transactions seen are the writers' saves and no more.
@@ -101,7 +83,7 @@ final class UpsertHistoryProcessesTests: XCTestCase {
             let changes = lines.filter { $0.hasPrefix("changes ") }
             XCTAssertEqual(saves.count, rounds, "\(name) saved every round")
             XCTAssertEqual(changes.count, saves.count, "\(name) listed each save's changes")
-            let own = seen.filter { $0.author == name }
+            let own = history.seen.filter { $0.author == name }
             XCTAssertEqual(own.count, saves.count, "\(name): one transaction per save that returned")
             XCTAssertTrue(own.allSatisfy { $0.processID == String(processes[index].processIdentifier) })
             for (line, transaction) in zip(changes, own) {
@@ -109,7 +91,7 @@ final class UpsertHistoryProcessesTests: XCTestCase {
             }
             reported += saves.count
         }
-        XCTAssertEqual(seen.count, reported, "history holds the writers' saves and nothing else")
+        XCTAssertEqual(history.seen.count, reported, "history holds the writers' saves and nothing else")
         // Every round upserts keys the store already holds: the constraint path ran.
         XCTAssertGreaterThan(constraintConflicts, rounds)
         print("conflicts settled by the writers: \(lockingConflicts) optimistic locking, \(constraintConflicts) constraint; \(passes) reader passes")

@@ -38,33 +38,15 @@ final class HistoryProcessesTests: XCTestCase {
         for (index, (_, pipe)) in processes.enumerated() { outputs[index].start(pipe.fileHandleForReading) }
 
         // Follow history while the writers run.
-        var lastToken: NSPersistentHistoryToken?
-        var live = Set<Int64>()
-        var applied: [NSPersistentHistoryTransaction] = []
-        func follow() throws {
-            let result = try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: lastToken)) as! NSPersistentHistoryResult
-            for transaction in result.result as! [NSPersistentHistoryTransaction] {
-                for change in transaction.changes ?? [] {
-                    let key = change.changedObjectID.storeKey!.primaryKey
-                    switch change.changeType {
-                    case .insert: XCTAssertTrue(live.insert(key).inserted, "p\(key) inserted twice")
-                    case .update: XCTAssertTrue(live.contains(key), "p\(key) updated before its insert")
-                    case .delete: XCTAssertNotNil(live.remove(key), "p\(key) deleted before its insert")
-                    }
-                }
-                reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
-                lastToken = transaction.token
-                applied.append(transaction)
-            }
-        }
+        let history = HistoryFollower(reader: reader)
         var passes = 0
         while processes.contains(where: { $0.0.isRunning }) {
-            try follow()
+            try history.follow()
             passes += 1
             usleep(5_000)
         }
         for (process, _) in processes { process.waitUntilExit() }
-        try follow()
+        try history.follow()
         for (index, (process, _)) in processes.enumerated() {
             XCTAssertEqual(process.terminationStatus, 0, "writer \(index): \(outputs[index].finish())")
         }
@@ -75,14 +57,14 @@ final class HistoryProcessesTests: XCTestCase {
         let check = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         check.persistentStoreCoordinator = fresh
         let stored = Set(try check.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).map { $0.objectID.storeKey!.primaryKey })
-        XCTAssertEqual(live, stored, "history accounts for every object in the store")
+        XCTAssertEqual(history.live, stored, "history accounts for every object in the store")
         XCTAssertEqual(stored.count, 2 * savesPerWriter * 3 - 2 * (savesPerWriter - 1), "every save that returned is in the store")
 
         // Every reported save is one transaction of that writer, with exactly its changes.
         for (index, (process, _)) in processes.enumerated() {
             let lines = outputs[index].finish().split(separator: "\n").filter { $0.hasPrefix("saved ") }
             XCTAssertEqual(lines.count, savesPerWriter, "writer \(index) reported every save")
-            let own = applied.filter { $0.processID == String(process.processIdentifier) }
+            let own = history.seen.filter { $0.processID == String(process.processIdentifier) }
             XCTAssertEqual(own.count, lines.count, "writer \(index): one transaction per save")
             XCTAssertTrue(own.allSatisfy { $0.author == "writer \(process.processIdentifier)" })
             for (line, transaction) in zip(lines, own) {
