@@ -35,25 +35,12 @@ extension NSManagedObjectContext {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
-        var results: [Any] = []
-        if let store = incrementalStore(holding: entity) {
-            results = try fetchFromIncrementalStore(request, entity: entity, store: store)
+        // A context with a parent answers from its parent; otherwise the coordinator asks the store.
+        let results: [Any]
+        if parent == nil, let coordinator = persistentStoreCoordinator {
+            results = try coordinator.execute(request, entity: entity, with: self)
         } else {
-        switch request.resultType {
-        case .countResultType:
-            results = [NSNumber(value: try matchingCount(entity: entity, request: request))]
-        case .managedObjectIDResultType:
-            results = try matchingObjectIDs(entity: entity, request: request)
-        case .dictionaryResultType:
-            results = try dictionaryResults(for: request, entity: entity)
-        default:
-            let objects = try matchingObjects(entity: entity, request: request)
-            if !request.returnsObjectsAsFaults, request.fetchBatchSize == 0 { objects.forEach { $0.fulfillFaultIfNeeded() } }
-            if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
-                try prefetchRelationships(keyPaths, of: objects)
-            }
-            results = objects
-        }
+            results = try evaluateFetch(request, entity: entity)
         }
         return results.map { result in
             guard let typed = result as? T else {
@@ -63,17 +50,43 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// The results of `request` from the stores' rows: filtered, sorted and counted in SQL
+    /// where the store speaks SQL and the request allows, in memory otherwise. How a SQLite
+    /// store answers the coordinator, and how a fetch across several stores is answered.
+    func evaluateFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [Any] {
+        switch request.resultType {
+        case .countResultType:
+            return [NSNumber(value: try matchingCount(entity: entity, request: request))]
+        case .managedObjectIDResultType:
+            return try matchingObjectIDs(entity: entity, request: request)
+        case .dictionaryResultType:
+            return try dictionaryResults(for: request, entity: entity)
+        default:
+            let objects = try matchingObjects(entity: entity, request: request)
+            if !request.returnsObjectsAsFaults, request.fetchBatchSize == 0 { objects.forEach { $0.fulfillFaultIfNeeded() } }
+            if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+                try prefetchRelationships(keyPaths, of: objects)
+            }
+            return objects
+        }
+    }
+
+    /// The number of objects `request` matches, counted as ``evaluateFetch(_:entity:)`` fetches.
+    func evaluateCount<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> Int {
+        try matchingCount(entity: entity, request: request)
+    }
+
     /// How many objects `request` would return: `SELECT COUNT(*)` in the store when the
     /// context's unsaved changes cannot change the answer, else counted in memory.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
         let entity = resolveEntity(of: request)
-        if let store = incrementalStore(holding: entity) {
-            let counting = request.copy(as: NSNumber.self)
-            counting.resultType = .countResultType
-            return (try fetchFromIncrementalStore(counting, entity: entity, store: store).first as? NSNumber)?.intValue ?? 0
+        return try readingQueryGeneration {
+            if parent == nil, let coordinator = persistentStoreCoordinator {
+                return try coordinator.count(for: request, entity: entity, with: self)
+            }
+            return try evaluateCount(request, entity: entity)
         }
-        return try readingQueryGeneration { try matchingCount(entity: entity, request: request) }
     }
 
     /// The request's entity, from the request or by name from the model.
@@ -110,10 +123,7 @@ extension NSManagedObjectContext {
 
     /// The stores whose configuration holds `entity`.
     private func stores(holding entity: NSEntityDescription) -> [NSPersistentStore] {
-        guard let coordinator = persistentStoreCoordinator else { return [] }
-        return coordinator.persistentStores.filter { store in
-            (coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []).contains { $0 === entity }
-        }
+        persistentStoreCoordinator?.stores(holding: entity) ?? []
     }
 
     private func route<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> FetchRoute {
@@ -292,7 +302,7 @@ extension NSManagedObjectContext {
             }
         }
         for store in stores(holding: entity) where parent == nil {
-            let rows = store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: request.includesSubentities, context: self))
+            let rows = store.rowCache.store(try storeCoordinator(of: store).rows(of: entity, includesSubentities: request.includesSubentities, in: store, context: self))
             candidates.reserveCapacity(candidates.count + rows.count)
             for row in rows {
                 let object = registeredObject(for: row.key, in: store, request: request)

@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         guard let key = id.storeKey, let store = id.persistentStore else { return false }
         return try readingQueryGeneration {
             if store.rowCache.row(for: key) != nil { return true }
-            return try !store.engine.fetchRows(for: [key], context: self).isEmpty
+            return try !storedRows(for: [key], in: store).isEmpty
         }
     }
 
@@ -168,7 +168,7 @@ extension NSManagedObjectContext {
                 guard let coordinator = persistentStoreCoordinator,
                     (coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []).contains(where: { $0 === entity })
                 else { continue }
-                let rows = try readingQueryGeneration { store.rowCache.store(try store.engine.fetchRows(of: entity, includesSubentities: includesSubentities, context: self)) }
+                let rows = try readingQueryGeneration { store.rowCache.store(try coordinator.rows(of: entity, includesSubentities: includesSubentities, in: store, context: self)) }
                 ids += rows.compactMap { coordinator.objectID(for: $0.key, in: store) }
             }
         }

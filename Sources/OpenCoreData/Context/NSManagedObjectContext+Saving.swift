@@ -66,20 +66,7 @@ extension NSManagedObjectContext {
             }
         }
         for (store, members) in try SavePlan.group(temporary, coordinator: coordinator) {
-            if let incremental = store as? NSIncrementalStore {
-                try obtainPermanentIDs(for: members, from: incremental)
-                continue
-            }
-            for (entity, group) in SavePlan.byEntity(members) {
-                let keys = try store.engine.allocatePrimaryKeys(for: entity, count: group.count)
-                for (object, primaryKey) in zip(group, keys) {
-                    let key = StoreKey(entityNumber: store.engine.entityNumber(for: entity), primaryKey: primaryKey)
-                    let temporaryID = object.objectID
-                    let permanentID = NSManagedObjectID(store: store, key: key, entity: entity)
-                    register(object, permanentID: permanentID)
-                    if parent != nil { ancestorsAdopt(permanentID, for: temporaryID) }
-                }
-            }
+            try adoptPermanentIDs(for: members, from: store)
         }
     }
 
@@ -124,7 +111,7 @@ extension NSManagedObjectContext {
             keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
         }
         for (store, keys) in keysByStore.values where keys.count > 1 {
-            if let rows = try? store.engine.fetchRows(for: keys, context: self) { store.rowCache.store(rows) }
+            if let rows = try? storedRows(for: keys, in: store) { store.rowCache.store(rows) }
         }
     }
 

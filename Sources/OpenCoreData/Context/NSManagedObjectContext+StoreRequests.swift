@@ -26,7 +26,10 @@ extension NSManagedObjectContext {
     ///   an entity with a deny rule. Nothing is written then.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
-        try HistoryOrigin.recording(for: self) { try request.execute(in: self) }
+        try HistoryOrigin.recording(for: self) {
+            guard let coordinator = persistentStoreCoordinator else { return try request.execute(in: self) }
+            return try coordinator.execute(request, with: self)
+        }
     }
 
     // MARK: Fetches

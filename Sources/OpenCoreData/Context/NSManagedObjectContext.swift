@@ -358,7 +358,7 @@ open class NSManagedObjectContext {
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
         return try readingQueryGeneration {
             guard let key = objectID.storeKey, let store = objectID.persistentStore,
-                let row = try store.engine.fetchRows(for: [key], context: self).first
+                let row = try storedRows(for: [key], in: store).first
             else {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
             }
@@ -541,7 +541,7 @@ open class NSManagedObjectContext {
         var row = store.rowCache.row(for: key)
         if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
-        if row == nil, let fetched = readingStore(for: object.objectID, { try store.engine.fetchRows(for: [key], context: self).first }) {
+        if row == nil, let fetched = readingStore(for: object.objectID, { try storedRows(for: [key], in: store).first }) {
             row = store.rowCache.store(fetched)
         }
         guard let row else {
@@ -595,7 +595,9 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
-        let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key, context: self) }
+        let keys = readingStore(for: object.objectID) {
+            try storeCoordinator(of: store).destinationKeys(of: relationship, from: key, in: store, context: self)
+        }
         let members = keys.map { self.object(for: $0, in: store) }
         // The members stay faults, but their rows are read now, a few hundred per query,
         // so that walking the relationship does not cost one query per object.

@@ -23,9 +23,12 @@ final class SavePlan {
     /// The context being saved: its merge policy settles conflicts (see SavePlan+Conflicts),
     /// and an incremental store receives it with the save request.
     unowned let context: NSManagedObjectContext
+    /// The coordinator the plan is written through.
+    let coordinator: NSPersistentStoreCoordinator
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
         self.context = context
+        self.coordinator = coordinator
         var order: [NSPersistentStore] = []
         func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
             guard let store = object.objectID.persistentStore ?? coordinator.store(for: object.entity) else {
@@ -59,31 +62,29 @@ final class SavePlan {
     /// Writes every store's rows, each store in one transaction, then updates the row caches.
     func write() throws {
         for store in stores {
-            var rows: [(NSManagedObject, StoreRow)] = []
-            if let incremental = store as? NSIncrementalStore {
-                rows = try write(work[ObjectIdentifier(store)]!, to: incremental)
-            } else {
-                _ = store.sqliteEngine?.derivedValueReports.drain()
-                try store.engine.performSave { transaction in
-                    // Conflicts are found and settled while the save holds the store's write lock.
-                    let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
-                    work[ObjectIdentifier(store)] = storeWork
-                    rows = try write(storeWork, to: store, in: transaction)
-                }
-            }
-            let derivedKeys = store.sqliteEngine?.derivedValueReports.drain() ?? []
+            // The store's engine calls back: write(to:in:) for SQL, write(to:) for an incremental store.
+            let saved = try coordinator.save(self, to: store)
+            let rows = saved.rows, derivedKeys = saved.derivedKeys
             try store.writeAtomicFile()
             store.rowCache.store(rows.map(\.1))
             if !derivedKeys.isEmpty {
                 // The cached rows lack the values the triggers wrote. The save has committed:
                 // if reading them again fails, the rows stay uncached and are read when next needed.
                 for key in derivedKeys { store.rowCache.remove(key) }
-                if let fresh = try? store.engine.fetchRows(for: derivedKeys) {
+                if let fresh = try? coordinator.rows(for: derivedKeys, in: store, context: nil) {
                     derivedRows += store.rowCache.store(fresh).map { (store, $0) }
                 }
             }
             writtenRows += rows
         }
+    }
+
+    /// Writes the work for a SQL store in its open transaction; conflicts are found and
+    /// settled first, while the transaction holds the store's write lock.
+    func write(to store: NSPersistentStore, in transaction: SQLiteSaveTransaction) throws -> [(NSManagedObject, StoreRow)] {
+        let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
+        work[ObjectIdentifier(store)] = storeWork
+        return try write(storeWork, to: store, in: transaction)
     }
 
     private func write(_ storeWork: StoreWork, to store: NSPersistentStore, in transaction: SQLiteSaveTransaction) throws -> [(NSManagedObject, StoreRow)] {
@@ -134,15 +135,18 @@ final class SavePlan {
         return rows
     }
 
-    /// Hands the work to an incremental store as one ``NSSaveChangesRequest``, after the
-    /// new objects got permanent IDs from the store, as Core Data does; whatever the store
-    /// throws reaches the caller of `save()` unchanged.
-    private func write(_ storeWork: StoreWork, to store: NSIncrementalStore) throws -> [(NSManagedObject, StoreRow)] {
-        try context.obtainPermanentIDs(for: storeWork.inserted.filter { $0.objectID.isTemporaryID }, from: store)
+    /// Hands the work to an incremental store as one ``NSSaveChangesRequest``: optimistic-
+    /// locking conflicts are settled first (the store's node versions compared with the
+    /// objects' snapshots), then the new objects get permanent IDs from the store, as
+    /// Core Data does; whatever the store throws reaches the caller of `save()` unchanged.
+    /// Called by the store's engine while it holds the store.
+    func write(to store: NSIncrementalStore) throws -> [(NSManagedObject, StoreRow)] {
+        let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store, checkingConstraints: false)
+        work[ObjectIdentifier(store)] = storeWork
+        try context.adoptPermanentIDs(for: storeWork.inserted.filter { $0.objectID.isTemporaryID }, from: store)
         let request = NSSaveChangesRequest(
             inserted: Set(storeWork.inserted), updated: Set(storeWork.updated), deleted: Set(storeWork.deleted), locked: nil)
-        _ = try store.incrementalEngine.serialized { try store.execute(request, with: context) }
-        store.incrementalEngine.noteSave()
+        _ = try store.execute(request, with: context)
         var rows: [(NSManagedObject, StoreRow)] = []
         for object in storeWork.inserted + storeWork.updated {
             guard let key = object.objectID.storeKey else { continue }

@@ -50,7 +50,9 @@ extension NSManagedObject {
             return context.objectID(for: destination, storeOf: self).map { [$0] } ?? []
         }
         guard let source = objectID.storeKey, let store = objectID.persistentStore else { return [] }
-        let keys = context.readingQueryGeneration { readingStore(for: objectID) { try store.engine.destinationKeys(of: relationship, from: source) } }
+        let keys = context.readingQueryGeneration { readingStore(for: objectID) {
+            try context.storeCoordinator(of: store).destinationKeys(of: relationship, from: source, in: store, context: context)
+        } }
         return keys.compactMap { context.objectID(for: $0, storeOf: self) }
     }
 

@@ -68,10 +68,17 @@ open class NSIncrementalStore: NSPersistentStore {
     /// the request's predicate, sort descriptors, offset and limit applied: managed
     /// objects (`context.object(with: newObjectID(…))`), object IDs, dictionaries, or one
     /// `NSNumber` holding the count. For an ``NSSaveChangesRequest``, write its inserted,
-    /// updated and deleted objects and return an empty array.
+    /// updated and deleted objects and return an empty array. Batch requests
+    /// (``NSBatchUpdateRequest``, ``NSBatchDeleteRequest``, ``NSBatchInsertRequest``) for
+    /// the store's entities arrive here too: run one and return its result object, or
+    /// throw if the store does not support it.
+    ///
+    /// Before a save request, the updated and deleted objects' versions are compared
+    /// with the versions of the nodes ``newValuesForObject(with:with:)`` returns now; a
+    /// difference is a conflict for the context's merge policy, as with a SQLite store.
     ///
     /// - Parameters:
-    ///   - request: an ``NSFetchRequest`` or ``NSSaveChangesRequest``.
+    ///   - request: an ``NSFetchRequest``, ``NSSaveChangesRequest`` or batch request.
     ///   - context: the context the request runs for.
     /// - Throws: whatever went wrong; the caller of `fetch` or `save` gets it unchanged.
     open func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
@@ -162,7 +169,9 @@ open class NSIncrementalStore: NSPersistentStore {
 open class NSIncrementalStoreNode {
     /// The object the values belong to.
     public let objectID: NSManagedObjectID
-    /// The version of the values: it grows each time the object is saved.
+    /// The version of the values: 1 once the object is first saved, one more at each
+    /// later save. Optimistic locking compares it with the version the saving context
+    /// read the object at.
     public private(set) var version: UInt64
     private var values: [String: Any]
 

@@ -213,14 +213,6 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
 
     // MARK: Writes
 
-    /// Incremental stores give out IDs object by object (``NSIncrementalStore/obtainPermanentIDs(for:)``);
-    /// a count of keys alone cannot be asked for.
-    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64> {
-        throw coreDataError(NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
-            NSLocalizedDescriptionKey: "An incremental store gives out permanent IDs through obtainPermanentIDs(for:)."
-        ])
-    }
-
     /// Notes a save, so that tokens of every entity change.
     func noteSave() {
         lock.lock(); defer { lock.unlock() }

@@ -30,13 +30,41 @@ protocol PersistentStoreEngine: AnyObject {
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow]
     /// The keys a relationship of the row `source` leads to (zero or one for a to-one).
     func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreKey]
-    /// `count` new primary keys for rows of `entity`, never given out before.
-    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> ClosedRange<Int64>
+    /// The version each row of `keys` has in the store now (rows the store does not hold
+    /// are left out): what optimistic locking compares with the version an object was read at.
+    func versions(of keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreKey: Int64]
     /// A value that changes whenever rows of `entity` change: what the fetched results
     /// controller's section cache compares.
     func contentToken(of entity: NSEntityDescription) throws -> [Int64]
     /// Closes the storage; idempotent.
     func close()
+
+    // MARK: Requests a context sends through its coordinator
+
+    /// The answer to a fetch of `entity` from `store` (this engine's store) for `context`:
+    /// objects, object IDs, dictionaries or one `NSNumber` count, as the request's result
+    /// type asks, with the context's unsaved changes merged when the request includes them.
+    func execute<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, in store: NSPersistentStore,
+                    context: NSManagedObjectContext) throws -> [Any]
+    /// How many objects `request` would return to `context`.
+    func count<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, in store: NSPersistentStore,
+                  context: NSManagedObjectContext) throws -> Int
+    /// Permanent IDs of `store` for new objects, one per object, in the order given.
+    func obtainPermanentIDs(for objects: [NSManagedObject], in store: NSPersistentStore, context: NSManagedObjectContext) throws -> [NSManagedObjectID]
+    /// Runs a batch request (update, delete or insert) whose objects `store` holds.
+    func execute(_ request: NSPersistentStoreRequest, in store: NSPersistentStore, context: NSManagedObjectContext) throws -> NSPersistentStoreResult
+    /// Writes the plan's work for `store` all or nothing, after the context's merge policy
+    /// settled the conflicts the store finds.
+    func save(_ plan: SavePlan, to store: NSPersistentStore) throws -> StoreSaveResult
+}
+
+/// What a store wrote in a save.
+struct StoreSaveResult {
+    /// The rows written, with their objects: the objects' new snapshots.
+    var rows: [(NSManagedObject, StoreRow)]
+    /// Rows whose derived values the store computed while writing (SQL triggers): the
+    /// context reads them again.
+    var derivedKeys: [StoreKey] = []
 }
 
 extension PersistentStoreEngine {

@@ -81,6 +81,8 @@ final class JSONFileStore: NSIncrementalStore {
         case let save as NSSaveChangesRequest:
             try self.save(save)
             return [Any]()
+        case let delete as NSBatchDeleteRequest:
+            return try batchDelete(delete, in: context)
         default:
             throw storeError("Unsupported request \(Swift.type(of: request)).")
         }
@@ -97,16 +99,66 @@ final class JSONFileStore: NSIncrementalStore {
                 ids.append(newObjectID(for: member, referenceObject: number))
             }
         }
-        var matches = ids.map { context.object(with: $0) }
+        // Predicates and sorts see the values in the file, not a context's unsaved changes:
+        // they are evaluated on each record's values, to-one destinations as nested values.
+        var matches = try ids.enumerated().map { position, id in
+            var values = try storedValues(of: id, depth: 2)
+            values[Self.positionKey] = position
+            return values
+        }
         if let predicate = request.predicate { matches = matches.filtered(using: predicate) }
         if let sort = request.sortDescriptors, !sort.isEmpty { matches = matches.sortedArray(using: sort) }
         if request.fetchOffset > 0 { matches = Array(matches.dropFirst(request.fetchOffset)) }
         if request.fetchLimit > 0 { matches = Array(matches.prefix(request.fetchLimit)) }
+        let found = matches.map { ids[$0[Self.positionKey] as! Int] }
         switch request.resultType {
-        case .managedObjectIDResultType: return matches.map(\.objectID)
-        case .countResultType: return [NSNumber(value: matches.count)]
-        case .managedObjectResultType: return matches
+        case .managedObjectIDResultType: return found
+        case .countResultType: return [NSNumber(value: found.count)]
+        case .managedObjectResultType: return found.map { context.object(with: $0) }
         default: throw storeError("Dictionary results are not supported.")
+        }
+    }
+
+    /// Where a record's values carry its place in the fetch (no property has this name).
+    private static let positionKey = "$position"
+
+    /// A record's attribute values as stored, with each to-one destination's values
+    /// nested under the relationship's name and each to-many's as an array, `depth`
+    /// levels deep; a missing to-one is left out (nil).
+    private func storedValues(of id: NSManagedObjectID, depth: Int) throws -> [String: Any] {
+        let entity = id.entity
+        guard let record = objects[entity.name ?? ""]?[try reference(of: id)] else { return [:] }
+        var values: [String: Any] = [:]
+        for (key, attribute) in entity.attributesByName where !attribute.isTransient {
+            if let stored = record.values[key] { values[key] = try decode(stored, attribute) }
+        }
+        guard depth > 0 else { return values }
+        for (key, relationship) in entity.relationshipsByName {
+            guard let destination = relationship.destinationEntity else { continue }
+            if relationship.isToMany {
+                let numbers = record.values[key] as? [Int] ?? []
+                values[key] = try numbers.map { try storedValues(of: newObjectID(for: entityOf($0, in: destination), referenceObject: $0), depth: depth - 1) }
+            } else if let number = record.values[key] as? Int {
+                values[key] = try storedValues(of: newObjectID(for: entityOf(number, in: destination), referenceObject: number), depth: depth - 1)
+            }
+        }
+        return values
+    }
+
+    /// Deletes the records the request's fetch matches, straight from the file (objects
+    /// in contexts are not told, as with Core Data's batch deletes).
+    private func batchDelete(_ request: NSBatchDeleteRequest, in context: NSManagedObjectContext) throws -> NSBatchDeleteResult {
+        let query = request.fetchRequest.copy(as: NSFetchRequestResult.self)
+        query.entity = query.entity ?? persistentStoreCoordinator?.managedObjectModel.entitiesByName[query.entityName ?? ""]
+        query.resultType = .managedObjectResultType
+        let matches = try fetch(query, in: context)
+        let ids = matches.compactMap { ($0 as? NSManagedObject)?.objectID }
+        for id in ids { objects[id.entity.name ?? ""]?[try reference(of: id)] = nil }
+        try write()
+        switch request.resultType {
+        case .resultTypeCount: return NSBatchDeleteResult(result: ids.count, resultType: .resultTypeCount)
+        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: ids, resultType: .resultTypeObjectIDs)
+        default: return NSBatchDeleteResult(result: true, resultType: .resultTypeStatusOnly)
         }
     }
 

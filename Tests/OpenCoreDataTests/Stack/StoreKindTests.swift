@@ -286,6 +286,129 @@ final class StoreKindTests: CoreTestCase {
         }
     }
 
+    func testStringPredicatesListsRangesCompoundSortsAndPendingCounts() throws {
+        try forEachKind {
+            let writer = try open()
+            for (name, rating) in [("Kungsleden", 5.0), ("kalalau", 4.0), ("Camino", 4.0), ("Überweg", 2.5), ("Abel Tasman", 4.0)] {
+                _ = insertTrail(name, rating: rating, into: writer.viewContext)
+            }
+            try writer.viewContext.save()
+            let context = try open().viewContext
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            request.predicate = NSPredicate(format: "name CONTAINS[cd] %@", "uber")
+            XCTAssertEqual(names(try context.fetch(request)), ["Überweg"], "\(kind): case and diacritics ignored")
+            request.predicate = NSPredicate(format: "name BEGINSWITH[c] %@", "K")
+            XCTAssertEqual(Set(names(try context.fetch(request))), ["Kungsleden", "kalalau"], "\(kind)")
+            request.predicate = NSPredicate(format: "rating IN %@", [4.0, 5.0])
+            XCTAssertEqual(try context.count(for: request), 4, "\(kind)")
+            request.predicate = NSPredicate(format: "rating BETWEEN {3, 4.5}")
+            XCTAssertEqual(try context.count(for: request), 3, "\(kind)")
+            request.predicate = NSPredicate(format: "NOT (rating >= 4) OR name == %@", "Camino")
+            XCTAssertEqual(Set(names(try context.fetch(request))), ["Überweg", "Camino"], "\(kind)")
+            request.predicate = nil
+            request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: false), NSSortDescriptor(key: "name", ascending: true)]
+            XCTAssertEqual(names(try context.fetch(request)), ["Kungsleden", "Abel Tasman", "Camino", "kalalau", "Überweg"], "\(kind)")
+
+            // Unsaved changes count unless the request leaves them out.
+            _ = insertTrail("Zermatt", rating: 4, into: context)
+            let camino = try XCTUnwrap(try context.fetch(request).first { $0.value(forKey: "name") as? String == "Camino" })
+            camino.setValue(1.0, forKey: "rating")
+            let fours = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            fours.predicate = NSPredicate(format: "rating == 4")
+            XCTAssertEqual(try context.count(for: fours), 3, "\(kind): Abel Tasman, kalalau and the unsaved Zermatt")
+            fours.includesPendingChanges = false
+            XCTAssertEqual(try context.count(for: fours), 3, "\(kind): Abel Tasman, Camino and kalalau as saved")
+            fours.includesPendingChanges = true
+            fours.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            XCTAssertEqual(names(try context.fetch(fours)), ["Abel Tasman", "Zermatt", "kalalau"], "\(kind)")
+        }
+    }
+
+    func testMovingAndRemovingToManyMembersSurvivesARelaunch() throws {
+        try forEachKind {
+            let context = try open().viewContext
+            let tongariro = insertTrail("Tongariro", rating: 5, into: context)
+            let routeburn = insertTrail("Routeburn", rating: 4, into: context)
+            var hikes: [NSManagedObject] = []
+            for offset in 0..<3 {
+                let hike = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+                hike.setValue(Date(timeIntervalSinceReferenceDate: Double(offset) * 86_400), forKey: "date")
+                hike.setValue(tongariro, forKey: "trail")
+                hikes.append(hike)
+            }
+            try context.save()
+            hikes[0].setValue(routeburn, forKey: "trail")
+            tongariro.mutableSetValue(forKey: "hikes").remove(hikes[1])
+            try context.save()
+
+            let reader = try open().viewContext
+            let trails = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            trails.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let fetched = try reader.fetch(trails)
+            XCTAssertEqual(names(fetched), ["Routeburn", "Tongariro"], "\(kind)")
+            XCTAssertEqual((fetched[0].value(forKey: "hikes") as? Set<NSManagedObject>)?.count, 1, "\(kind): the moved hike")
+            XCTAssertEqual((fetched[1].value(forKey: "hikes") as? Set<NSManagedObject>)?.count, 1, "\(kind): one left of three")
+            let orphans = NSFetchRequest<NSManagedObject>(entityName: "Hike")
+            orphans.predicate = NSPredicate(format: "trail == nil")
+            XCTAssertEqual(try reader.count(for: orphans), 1, "\(kind): the removed hike is kept, without a trail")
+        }
+    }
+
+    func testAConflictingSaveFailsAndAMergePolicySettlesIt() throws {
+        try forEachKind {
+            let container = try open()
+            let mine = container.viewContext
+            let trail = insertTrail("Original", rating: 1, into: mine)
+            try mine.save()
+            let other = container.newBackgroundContext()
+            try other.performAndWait {
+                let theirs = try other.existingObject(with: trail.objectID)
+                theirs.setValue(5.0, forKey: "rating")
+                try other.save()
+            }
+            trail.setValue("Mine", forKey: "name")
+            XCTAssertThrowsError(try mine.save(), "\(kind): the stored version moved on since the object was read") { error in
+                let error = error as NSError
+                XCTAssertEqual(error.code, NSManagedObjectMergeError, "\(kind)")
+                let conflicts = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict]
+                XCTAssertEqual(conflicts?.count, 1, "\(kind)")
+                XCTAssertTrue(conflicts?.first?.sourceObject === trail, "\(kind)")
+                XCTAssertEqual(conflicts?.first?.oldVersionNumber, 1, "\(kind): the version the object was read at")
+                XCTAssertEqual(conflicts?.first?.newVersionNumber, 2, "\(kind): the version in the store now")
+                XCTAssertEqual(conflicts?.first?.cachedSnapshot?["rating"] as? Double, 5, "\(kind)")
+            }
+            XCTAssertTrue(mine.hasChanges, "\(kind): a failed save keeps the changes")
+            mine.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+            try mine.save()
+            let relaunched = try open()
+            let reread = try XCTUnwrap(try relaunched.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+            XCTAssertEqual(reread.value(forKey: "name") as? String, "Mine", "\(kind): my change")
+            XCTAssertEqual(reread.value(forKey: "rating") as? Double, 5, "\(kind): their change, which mine did not touch")
+        }
+    }
+
+    func testADeleteOfAnObjectChangedElsewhereConflicts() throws {
+        try forEachKind {
+            let container = try open()
+            let mine = container.viewContext
+            let trail = insertTrail("Contested", rating: 3, into: mine)
+            try mine.save()
+            let other = container.newBackgroundContext()
+            try other.performAndWait {
+                try other.existingObject(with: trail.objectID).setValue(4.0, forKey: "rating")
+                try other.save()
+            }
+            mine.delete(trail)
+            XCTAssertThrowsError(try mine.save(), "\(kind)") { error in
+                XCTAssertEqual((error as NSError).code, NSManagedObjectMergeError, "\(kind)")
+            }
+            mine.mergePolicy = NSMergePolicy.rollback
+            try mine.save()
+            XCTAssertEqual(try open().viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 1,
+                           "\(kind): the store's change wins, so the trail stays")
+        }
+    }
+
     // MARK: The incremental store only
 
     func testReferenceObjectsMakeEqualIDsAndURIsShowIntegerReferences() throws {
@@ -399,5 +522,29 @@ final class StoreKindTests: CoreTestCase {
         let record = try XCTUnwrap(trails["1"] as? [String: Any])
         XCTAssertEqual((record["values"] as? [String: Any])?["name"] as? String, "Routeburn")
         XCTAssertEqual(record["version"] as? Int, 1)
+    }
+
+    /// Core Data hands a batch request for an incremental store's entity to the store's
+    /// `execute(_:with:)`; a store that does not run it throws, and the caller gets that
+    /// error (as apps backed by incremental stores report: the store's own error domain).
+    func testBatchRequestsReachTheIncrementalStore() throws {
+        kind = .json
+        kindDirectory = directory
+        let context = try open().viewContext
+        for (name, rating) in [("Low", 1.0), ("High", 5.0), ("Lower", 0.5)] { _ = insertTrail(name, rating: rating, into: context) }
+        try context.save()
+        let update = NSBatchUpdateRequest(entityName: "Trail")
+        update.propertiesToUpdate = ["rating": 3.0]
+        XCTAssertThrowsError(try context.execute(update)) { error in
+            XCTAssertEqual((error as NSError).domain, "JSONFileStore")
+            XCTAssertEqual((error as NSError).localizedDescription, "Unsupported request NSBatchUpdateRequest.")
+        }
+        let lowOnes = NSFetchRequest<NSFetchRequestResult>(entityName: "Trail")
+        lowOnes.predicate = NSPredicate(format: "rating < 2")
+        let delete = NSBatchDeleteRequest(fetchRequest: lowOnes)
+        delete.resultType = .resultTypeCount
+        let result = try XCTUnwrap(try context.execute(delete) as? NSBatchDeleteResult)
+        XCTAssertEqual(result.result as? Int, 2, "the store's own batch delete ran and counted")
+        XCTAssertEqual(try open().viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 1)
     }
 }

@@ -7,7 +7,9 @@ extension SavePlan {
     ///
     /// Runs inside the store's write transaction, so the rows read here are the rows the
     /// writes will meet.
-    func resolveConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> StoreWork {
+    /// Uniqueness constraints are checked in SQL, so not for an incremental store
+    /// (`checkingConstraints` false).
+    func resolveConflicts(_ work: StoreWork, in store: NSPersistentStore, checkingConstraints: Bool = true) throws -> StoreWork {
         var work = work
         let policy = context.effectiveMergePolicy
         let candidates = work.updated + work.deleted
@@ -16,7 +18,7 @@ extension SavePlan {
             try policy.resolve(mergeConflicts: locking)
             work = currentWork(replacing: work, in: store)
         }
-        let constraints = try constraintConflicts(work, in: store)
+        let constraints = checkingConstraints ? try constraintConflicts(work, in: store) : []
         if !constraints.isEmpty {
             try policy.resolve(mergeConflicts: constraints)
             work = currentWork(replacing: work, in: store)
@@ -41,11 +43,11 @@ extension SavePlan {
         var known = objects.filter { $0.state.snapshot != nil && $0.objectID.storeKey != nil && !$0.state.isInaccessible }
         if onlyChanged, !known.isEmpty {
             // Versions first (cheap); whole rows only for the objects that conflict.
-            let versions = try store.engine.sqlite(for: "Checking row versions").versions(of: known.map { $0.objectID.storeKey! })
+            let versions = try coordinator.versions(of: known.map { $0.objectID.storeKey! }, in: store, context: context)
             known = known.filter { versions[$0.objectID.storeKey!] != $0.state.snapshot!.version }
         }
         guard !known.isEmpty else { return [] }
-        let rows = try store.engine.fetchRows(for: known.map { $0.objectID.storeKey! })
+        let rows = try coordinator.rows(for: known.map { $0.objectID.storeKey! }, in: store, context: context)
         var byKey: [StoreKey: StoreRow] = [:]
         for row in rows { byKey[row.key] = row }
         var conflicts: [NSMergeConflict] = []

@@ -50,7 +50,7 @@ extension NSManagedObjectContext {
         guard !batch.isLoaded else { return nil }
         batch.markLoaded()
         let missing = batch.keys.filter { store.rowCache.row(for: $0) == nil }
-        guard let rows = try? store.engine.fetchRows(for: missing) else { return nil }
+        guard let rows = try? storedRows(for: missing, in: store) else { return nil }
         store.rowCache.store(rows)
         holdCachedRows(of: batch.keys.compactMap { registeredObject(for: $0, in: store) })
         return store.rowCache.row(for: key)
@@ -115,7 +115,7 @@ extension NSManagedObjectContext {
             if let key = row?.toOne[relationship.name] { keys.append(key) }
         }
         let missing = Array(Set(keys.filter { store.rowCache.row(for: $0) == nil }))
-        if !missing.isEmpty { store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+        if !missing.isEmpty { store.rowCache.store(try storedRows(for: missing, in: store)) }
         let destinations = keys.map { object(for: $0, in: store) }
         holdCachedRows(of: destinations)
         return destinations
@@ -138,7 +138,7 @@ extension NSManagedObjectContext {
             // A join table (or a hidden key): the pairs, then the rows not cached yet.
             pairs = try store.engine.destinationKeys(of: relationship, fromOwners: owners)
             let missing = Array(Set(pairs.map(\.1).filter { store.rowCache.row(for: $0) == nil }))
-            if !missing.isEmpty { fetched = store.rowCache.store(try store.engine.fetchRows(for: missing)) }
+            if !missing.isEmpty { fetched = store.rowCache.store(try storedRows(for: missing, in: store)) }
         }
         var byOwner: [Int64: [StoreKey]] = [:]
         for (owner, destination) in pairs { byOwner[owner, default: []].append(destination) }
