@@ -393,7 +393,7 @@ open class NSManagedObjectContext {
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
-        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
+        store.contextDidRegister(id)
         return object
     }
 
@@ -406,7 +406,7 @@ open class NSManagedObjectContext {
         if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
-        if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
+        store.contextDidRegister(id)
         return object
     }
 
@@ -450,7 +450,7 @@ open class NSManagedObjectContext {
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
-            if store.isIncremental { (store as? NSIncrementalStore)?.noteRegistered([id]) }
+            store.contextDidRegister(id)
         }
     }
 
@@ -482,9 +482,7 @@ open class NSManagedObjectContext {
     func forget(_ object: NSManagedObject) {
         if object.registration != nil {
             permanentObjects.remove(object)
-            if let store = object.objectID.persistentStore, store.isIncremental {
-                (store as? NSIncrementalStore)?.noteUnregistered([object.objectID])
-            }
+            object.objectID.persistentStore?.contextDidUnregister(object.objectID)
         } else {
             temporaryObjects[ObjectIdentifier(object.objectID)] = nil
         }
@@ -496,11 +494,11 @@ open class NSManagedObjectContext {
     /// without this the cycles would keep every object, and the rows they hold in the row
     /// cache, alive for as long as the program runs.
     func forgetAll() {
-        var unregistered: [ObjectIdentifier: (store: NSIncrementalStore, ids: [NSManagedObjectID])] = [:]
+        var unregistered: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
         for object in registeredObjects {
             object.managedObjectContext = nil
-            if let store = object.objectID.persistentStore, store.isIncremental, let incremental = store as? NSIncrementalStore, !object.objectID.isTemporaryID {
-                unregistered[ObjectIdentifier(store), default: (incremental, [])].ids.append(object.objectID)
+            if let store = object.objectID.persistentStore, store.isIncremental, !object.objectID.isTemporaryID {
+                unregistered[ObjectIdentifier(store), default: (store, [])].ids.append(object.objectID)
             }
             object.state.values.removeAll()
             object.state.loadedRelationships = []
@@ -509,7 +507,7 @@ open class NSManagedObjectContext {
             object.state.fetchBatch = nil
             object.state.isFault = true
         }
-        for (store, ids) in unregistered.values { store.noteUnregistered(ids) }
+        for (store, ids) in unregistered.values { store.contextDidUnregister(ids) }
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()

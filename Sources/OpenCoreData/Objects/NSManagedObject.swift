@@ -68,9 +68,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         if let registration {
             registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
             // The context no longer uses the object: an incremental store is told so.
-            if let store = objectID.persistentStore, store.isIncremental {
-                (store as? NSIncrementalStore)?.noteUnregistered([objectID])
-            }
+            objectID.persistentStore?.contextDidUnregister(objectID)
         }
     }
 

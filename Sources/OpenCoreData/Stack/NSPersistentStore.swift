@@ -50,6 +50,25 @@ open class NSPersistentStore {
     /// Whether this is an ``NSIncrementalStore``, told to contexts' registrations: a flag,
     /// so that registering the objects of a large SQLite fetch costs no cast each.
     let isIncremental: Bool
+
+    /// Tells the store that a context now uses the object of `objectID`; only an
+    /// ``NSIncrementalStore`` listens (`managedObjectContextDidRegisterObjects(with:)`).
+    /// Costs a flag test for other stores (it runs for every object a fetch registers).
+    @inline(__always)
+    func contextDidRegister(_ objectID: NSManagedObjectID) {
+        if isIncremental { (self as? NSIncrementalStore)?.noteRegistered([objectID]) }
+    }
+
+    /// Tells the store that a context let go of the object of `objectID`.
+    @inline(__always)
+    func contextDidUnregister(_ objectID: NSManagedObjectID) {
+        if isIncremental { (self as? NSIncrementalStore)?.noteUnregistered([objectID]) }
+    }
+
+    /// Tells the store that a context let go of the objects of `objectIDs`.
+    func contextDidUnregister(_ objectIDs: [NSManagedObjectID]) {
+        if isIncremental { (self as? NSIncrementalStore)?.noteUnregistered(objectIDs) }
+    }
     /// Rows last read or written, by key: lets faults fire without SQL. While a context
     /// pinned to a query generation reads on this thread, the rows of its snapshot.
     var rowCache: RowCache {
