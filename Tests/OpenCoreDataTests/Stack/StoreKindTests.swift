@@ -387,6 +387,27 @@ final class StoreKindTests: CoreTestCase {
         }
     }
 
+    func testRefreshTurnsAnObjectBackIntoAFaultThatReadsTheNewestSave() throws {
+        try forEachKind {
+            let container = try open()
+            let mine = container.viewContext
+            let trail = insertTrail("Refreshing", rating: 1, into: mine)
+            try mine.save()
+            let other = container.newBackgroundContext()
+            try other.performAndWait {
+                try other.existingObject(with: trail.objectID).setValue(2.5, forKey: "rating")
+                try other.save()
+            }
+            XCTAssertEqual(trail.value(forKey: "rating") as? Double, 1, "\(kind): an object keeps the values it read")
+            mine.refresh(trail, mergeChanges: false)
+            XCTAssertTrue(trail.isFault, "\(kind)")
+            XCTAssertEqual(trail.value(forKey: "rating") as? Double, 2.5, "\(kind): the fault reads the other context's save")
+            trail.setValue("Refreshed", forKey: "name")
+            try mine.save()
+            XCTAssertFalse(mine.hasChanges, "\(kind): no conflict, the object was read again at the newest version")
+        }
+    }
+
     func testADeleteOfAnObjectChangedElsewhereConflicts() throws {
         try forEachKind {
             let container = try open()
