@@ -1,7 +1,10 @@
 import Foundation
 
 /// What contexts and the coordinator need from a store, whatever keeps its rows: the
-/// boundary between the object graph and storage.
+/// boundary between the object graph and storage. Contexts reach it only through their
+/// coordinator (see NSPersistentStoreCoordinator+Requests.swift), as in Core Data: fetches
+/// and counts, saves, faults to fulfil, relationship values, permanent IDs, row versions
+/// for optimistic locking, batch requests.
 ///
 /// Two engines implement it: ``SQLiteStoreEngine`` (SQLite, in-memory and binary stores)
 /// and ``IncrementalStoreEngine``, which hands each call to a public ``NSIncrementalStore``
@@ -83,9 +86,10 @@ extension PersistentStoreEngine {
 
     // MARK: SQL-only work
 
-    // Requests that only a SQL store can run (SQL fetch plans, batch requests, copying the
-    // database) go through here, so callers keep one spelling; another engine answers
-    // with Core Data's unsupported-request error instead of a trap.
+    // The SQL seam. Work that only a SQL store does (the SQL fetch plans of a SQLite
+    // store's fetches, batch requests in SQL, constraint checks, copying the database)
+    // goes through here, reached from the SQLite engine's answers to the requests above;
+    // another engine answers with Core Data's unsupported-request error instead of a trap.
 
     /// The SQLite engine behind this store, or the error for a store that has none.
     func sqlite(for work: String) throws -> SQLiteStoreEngine {
