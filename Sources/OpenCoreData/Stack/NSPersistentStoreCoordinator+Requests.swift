@@ -44,7 +44,8 @@ extension NSPersistentStoreCoordinator {
 
     /// Runs a store request for `context`. A batch request whose objects one store holds
     /// goes to that store's engine (an incremental store receives it in `execute(_:with:)`);
-    /// any other request runs as the library implements it.
+    /// any other request runs as the library implements it. Internal: Core Data's public
+    /// method of this name returns `Any` (an array for a fetch), which this one does not.
     func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> NSPersistentStoreResult {
         let targets = batchTargets(of: request)
         if targets.count == 1 { return try targets[0].engine.execute(request, in: targets[0], context: context) }
