@@ -35,8 +35,9 @@ extension SQLiteStoreEngine {
         if let predicate {
             do {
                 parts.append(try translator.condition(predicate))
-            } catch let failure as SQLUntranslatable {
-                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for predicate : (\(predicate.predicateFormat)) (\(failure.reason))")
+            } catch is SQLUntranslatable {
+                // Core Data's message (reported from apps that hit it, e.g. kean/Pulse#74).
+                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for predicate : (\(predicate.predicateFormat))")
             }
         }
         var query = SQLFetchQuery(entity: mapped)
@@ -169,8 +170,8 @@ extension SQLiteStoreEngine {
         if query.limit > 0 || query.offset > 0, let descriptors = fetch.sortDescriptors, !descriptors.isEmpty {
             do {
                 orderBy = try translator.orderBy(descriptors)
-            } catch let failure as SQLUntranslatable {
-                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for sort descriptors \(descriptors) (\(failure.reason))")
+            } catch is SQLUntranslatable {
+                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for sort descriptors \(descriptors)")
             }
             query.joins = translator.rootJoins
         }

@@ -167,3 +167,125 @@ final class BatchRequestSQLTests: RequestTestCase {
         XCTAssertEqual(try scalar("SELECT COUNT(*) FROM ZHIKE"), 4)
     }
 }
+
+/// Delete rules on models of their own: a one-to-one, a tree whose children cascade, and a
+/// mandatory many-to-many.
+final class BatchDeleteRuleTests: StoreTestCase {
+    private func container(_ entities: [NSEntityDescription]) throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Rules", managedObjectModel: makeModel(entities))
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL())]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
+    private func rows(_ sql: String) throws -> [[Any?]] { try query(storeURL(), sql) }
+
+    private func statements(_ lines: [String]) -> [String] {
+        lines.filter { $0.hasPrefix("CoreData: sql: ") }.map { String($0.dropFirst("CoreData: sql: ".count)) }
+    }
+
+    func testNullifyOfAOneToOneClearsTheOtherSidesKey() throws {
+        let person = makeEntity("Person")
+        let passport = makeEntity("Passport")
+        let holds = makeRelationship("passport", to: passport)
+        holds.deleteRule = .nullifyDeleteRule
+        let owner = makeRelationship("owner", to: person)
+        owner.deleteRule = .nullifyDeleteRule
+        makeInverses(holds, owner)
+        person.properties = [makeAttribute("name", .stringAttributeType), holds]
+        passport.properties = [makeAttribute("number", .stringAttributeType), owner]
+        let context = try container([passport, person]).viewContext
+        for name in ["Ada", "Grace"] {
+            let p = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            p.setValue(name, forKey: "name")
+            let document = NSEntityDescription.insertNewObject(forEntityName: "Passport", into: context)
+            document.setValue("N-\(name)", forKey: "number")
+            p.setValue(document, forKey: "passport")
+        }
+        try context.save()
+        let ada = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        ada.predicate = NSPredicate(format: "name == %@", "Ada")
+        let (_, lines) = try capturingSQL { try context.execute(NSBatchDeleteRequest(fetchRequest: ada)) }
+        XCTAssertEqual(statements(lines)[1], "CREATE TEMPORARY TRIGGER IF NOT EXISTS ZQ_ZPERSON_TRIGGER AFTER DELETE ON ZPERSON FOR EACH ROW BEGIN "
+            + "UPDATE OR FAIL ZPASSPORT SET ZOWNER = NULL, Z_OPT = (Z_OPT + 1) WHERE ZOWNER = OLD.Z_PK;  END")
+        let passports = try rows("SELECT ZNUMBER, ZOWNER, Z_OPT FROM ZPASSPORT ORDER BY ZNUMBER")
+        XCTAssertEqual(passports.map { $0[0] as? String }, ["N-Ada", "N-Grace"])
+        XCTAssertNil(passports[0][1], "Ada's passport no longer names her")
+        XCTAssertEqual(passports[0][2] as? Int64, 2)
+        XCTAssertNotNil(passports[1][1])
+        XCTAssertEqual(passports[1][2] as? Int64, 1)
+    }
+
+    func testACascadeBackIntoItsOwnTableDeletesTheWholeTree() throws {
+        let node = makeEntity("Node")
+        let children = makeRelationship("children", to: node, toMany: true)
+        children.deleteRule = .cascadeDeleteRule
+        let parent = makeRelationship("parent", to: node)
+        parent.deleteRule = .nullifyDeleteRule
+        makeInverses(children, parent)
+        node.properties = [makeAttribute("depth", .integer64AttributeType), children, parent]
+        let context = try container([node]).viewContext
+        var level = [NSEntityDescription.insertNewObject(forEntityName: "Node", into: context)]
+        level[0].setValue(Int64(0), forKey: "depth")
+        for depth in 1...3 {
+            level = level.flatMap { up in
+                (0..<2).map { _ in
+                    let child = NSEntityDescription.insertNewObject(forEntityName: "Node", into: context)
+                    child.setValue(Int64(depth), forKey: "depth")
+                    child.setValue(up, forKey: "parent")
+                    return child
+                }
+            }
+        }
+        try context.save()
+        XCTAssertEqual(try rows("SELECT COUNT(*) FROM ZNODE")[0][0] as? Int64, 15)
+        let root = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
+        root.predicate = NSPredicate(format: "depth == 0")
+        let request = NSBatchDeleteRequest(fetchRequest: root)
+        request.resultType = .resultTypeCount
+        let (result, lines) = try capturingSQL { try context.execute(request) as! NSBatchDeleteResult }
+        XCTAssertEqual(result.result as? Int, 1)
+        XCTAssertEqual(try rows("SELECT COUNT(*) FROM ZNODE")[0][0] as? Int64, 0, "every descendant went, not only the first level")
+        XCTAssertFalse(statements(lines).contains { $0.hasPrefix("CREATE TEMPORARY TRIGGER") },
+                       "SQLite's triggers do not fire themselves, so this delete goes row by row")
+    }
+
+    func testAMandatoryManyToManyFailsWhenARowWouldLoseItsLastPartner() throws {
+        let note = makeEntity("Note")
+        let tag = makeEntity("Tag")
+        let tags = makeRelationship("tags", to: tag, toMany: true)
+        tags.deleteRule = .nullifyDeleteRule
+        let notes = makeRelationship("notes", to: note, toMany: true)
+        notes.deleteRule = .nullifyDeleteRule
+        makeInverses(tags, notes)
+        note.properties = [makeAttribute("title", .stringAttributeType), tags]
+        tag.properties = [makeAttribute("label", .stringAttributeType), notes]
+        let context = try container([note, tag]).viewContext
+        let shared = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        let lonely = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        let first = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        let second = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        first.setValue("first", forKey: "title")
+        second.setValue("second", forKey: "title")
+        first.setValue(Set([shared, lonely]), forKey: "tags")
+        second.setValue(Set([shared]), forKey: "tags")
+        try context.save()
+        notes.isOptional = false  // a tag must keep at least one note
+
+        let firstOnly = NSFetchRequest<NSFetchRequestResult>(entityName: "Note")
+        firstOnly.predicate = NSPredicate(format: "title == %@", "first")
+        XCTAssertThrowsError(try context.execute(NSBatchDeleteRequest(fetchRequest: firstOnly))) { error in
+            XCTAssertEqual((error as NSError).code, NSPersistentStoreSaveConflictsError)
+            XCTAssertEqual((error as NSError).localizedDescription,
+                           "Constraint trigger violation: Batch delete failed due to mandatory MTM nullify inverse on Note/tags")
+        }
+        XCTAssertEqual(try rows("SELECT COUNT(*) FROM ZNOTE")[0][0] as? Int64, 2, "nothing was deleted")
+
+        lonely.setValue(Set([first, second]), forKey: "notes")
+        try context.save()
+        try context.execute(NSBatchDeleteRequest(fetchRequest: firstOnly))
+        XCTAssertEqual(try rows("SELECT COUNT(*) FROM ZNOTE")[0][0] as? Int64, 1)
+    }
+}
