@@ -131,7 +131,7 @@ extension NSManagedObjectContext {
             if let expression = value as? NSExpression, expression.expressionType != .constantValue {
                 updates.append((attribute, .expression(expression)))
             } else {
-                let constant = (value as? NSExpression)?.constantValue ?? value
+                let constant: Any? = (value as? NSExpression).map { $0.constantValue } ?? value
                 updates.append((attribute, .constant(try Self.storedValue(constant, for: attribute))))
             }
         }

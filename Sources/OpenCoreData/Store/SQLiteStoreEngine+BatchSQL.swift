@@ -17,6 +17,7 @@ struct BatchOutcome {
     var keys: [StoreKey]?
     /// Entity numbers whose cached rows may be stale now, or `nil` when `staleKeys` lists them.
     var staleEntities: Set<Int>?
+    /// The rows changed or deleted, when a row-by-row delete knows them.
     var staleKeys: [StoreKey] = []
 }
 
