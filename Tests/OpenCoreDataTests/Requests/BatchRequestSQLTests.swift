@@ -152,6 +152,24 @@ final class BatchRequestSQLTests: RequestTestCase {
         XCTAssertEqual(try scalar("SELECT COUNT(*) FROM ZTRAIL"), 6, "nothing was deleted")
     }
 
+    func testAPredicateSQLCannotExpressRaisesAsCoreDataDoes() throws {
+        // Raising stops the process, as on Apple platforms, so a child process runs it.
+        let process = Process()
+        process.executableURL = try CrashTests.writerExecutable()
+        process.arguments = [storeURL("Raise.sqlite").path, "batch-block-predicate"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(process.terminationStatus, SIGABRT)
+        XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', "
+            + "reason: 'unimplemented SQL generation for predicate : (BLOCKPREDICATE(0x"), text)
+    }
+
     func testBatchInsertPreparesOneInsertForEveryRowInOneTransaction() throws {
         let context = try seededContainer().viewContext
         let request = NSBatchInsertRequest(entityName: "Hike", objects: [["minutes": 60], ["minutes": 90]])
