@@ -14,7 +14,8 @@ setvbuf(stdout, nil, _IONBF, 0)
 let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
 // A second argument: "history" saves the same way with persistent history tracking on, and
 // upserts Tally rows under object trump in each save;
-// "churn N" runs the multi-process history test's writer (ChurnWriter.swift).
+// "churn N" runs the multi-process history test's writer (ChurnWriter.swift);
+// "batch-block-predicate" runs a batch update SQL cannot express, which must raise.
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
@@ -58,6 +59,17 @@ context.transactionAuthor = "writer \(ProcessInfo.processInfo.processIdentifier)
 
 if mode == "churn" {
     try runChurnWriter(context: context, saves: Int(CommandLine.arguments[3]) ?? 20)
+    exit(0)
+}
+
+if mode == "batch-block-predicate" {
+    // A batch update whose predicate SQL cannot express: Core Data's store raises
+    // NSInvalidArgumentException, and so must this (the test reads standard error).
+    let request = NSBatchUpdateRequest(entityName: "Entry")
+    request.predicate = NSPredicate(block: { _, _ in true })
+    request.propertiesToUpdate = ["batch": 0]
+    _ = try context.execute(request)
+    print("no exception")
     exit(0)
 }
 

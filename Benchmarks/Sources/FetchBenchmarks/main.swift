@@ -6,8 +6,8 @@
 // `repetitions` times for each side, the two sides alternating, and the median times are
 // compared. Both sides read every column of every matching row; OpenCoreData's side also
 // registers an object per row (left a fault, its values in the row cache). The grouped
-// sum and the batch update use the dictionary results and NSBatchUpdateRequest of the
-// library as they are.
+// sum and the batch update and delete use the dictionary results, NSBatchUpdateRequest
+// and NSBatchDeleteRequest of the library as they are.
 import Foundation
 import GRDBSQLite
 import OpenCoreData
@@ -257,6 +257,47 @@ results.append(try compare("batch update `quantity = quantity + 1` of every row"
                                return changed
                            }))
 sqlite3_finalize(rawUpdate)
+
+// 7. A batch delete of a third of the rows (`price < 33.3`). Each run on either side
+// starts from the same full table, refilled (untimed) from a copy kept in a temporary table.
+sqlite3_exec(writer, "CREATE TEMP TABLE ITEMCOPY AS SELECT * FROM ZITEM", nil, nil, nil)
+func refill() {
+    guard sqlite3_exec(writer, "BEGIN IMMEDIATE; DELETE FROM ZITEM; INSERT INTO ZITEM SELECT * FROM ITEMCOPY; COMMIT", nil, nil, nil) == SQLITE_OK else {
+        fatalError("refill failed: \(String(cString: sqlite3_errmsg(writer)))")
+    }
+}
+var rawDelete: OpaquePointer?
+sqlite3_prepare_v2(writer, "DELETE FROM ZITEM WHERE ZPRICE < ?", -1, &rawDelete, nil)
+let doomed = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+doomed.predicate = NSPredicate(format: "price < %@", NSNumber(value: 33.3))
+let batchDelete = NSBatchDeleteRequest(fetchRequest: doomed)
+batchDelete.resultType = .resultTypeCount
+var deleteTimes: (ours: [Double], theirs: [Double]) = ([], [])
+var deletedRows = (ours: 0, theirs: 0)
+for run in 0...repetitions {  // run 0 warms up
+    refill()
+    context.reset()
+    var start = DispatchTime.now().uptimeNanoseconds
+    deletedRows.ours = ((try context.execute(batchDelete) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue ?? -1
+    let ours = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    refill()
+    start = DispatchTime.now().uptimeNanoseconds
+    sqlite3_exec(writer, "BEGIN IMMEDIATE", nil, nil, nil)
+    sqlite3_reset(rawDelete)
+    sqlite3_bind_double(rawDelete, 1, 33.3)
+    sqlite3_step(rawDelete)
+    deletedRows.theirs = Int(sqlite3_changes(writer))
+    sqlite3_exec(writer, "COMMIT", nil, nil, nil)
+    let theirs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    if run > 0 {
+        deleteTimes.ours.append(ours)
+        deleteTimes.theirs.append(theirs)
+    }
+}
+if deletedRows.ours != deletedRows.theirs { print("warning: batch delete: OpenCoreData \(deletedRows.ours) rows, raw SQLite \(deletedRows.theirs)") }
+results.append(Result(query: "batch delete `price < 33.3`", openCoreData: median(deleteTimes.ours), raw: median(deleteTimes.theirs),
+                      rawNote: "`DELETE FROM ZITEM WHERE ZPRICE < ?` in a transaction", rows: deletedRows.ours))
+sqlite3_finalize(rawDelete)
 sqlite3_close(writer)
 
 // MARK: Report

@@ -93,71 +93,73 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// A context of its own on this context's coordinator, with no changes: what batch
-    /// requests read the store's state through. Keep it alive while using its objects
-    /// (objects hold their context weakly).
+    /// A context of its own on this context's coordinator, with no changes. Keep it alive
+    /// while using its objects (objects hold their context weakly).
     func makeScratchContext() -> NSManagedObjectContext {
         let scratch = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         scratch.persistentStoreCoordinator = persistentStoreCoordinator
         return scratch
     }
 
-    /// The stored objects of `store` that `request` matches, read in `scratch` so that this
-    /// context's unsaved changes play no part: the store's state, as batch requests see it.
-    /// Called inside the batch's transaction.
-    private func storedMatches(_ request: NSFetchRequest<NSFetchRequestResult>, in store: NSPersistentStore, scratch: NSManagedObjectContext) throws -> [NSManagedObject] {
-        let query = request.copy(as: NSManagedObject.self)
-        query.resultType = .managedObjectResultType
-        query.includesPendingChanges = false
-        return try scratch.fetch(query).filter { $0.objectID.persistentStore === store }
+    /// Forgets the cached rows a batch request changed or deleted, so that faults fire
+    /// from the store again.
+    private static func forgetRows(_ outcome: BatchOutcome, in store: NSPersistentStore) {
+        if let entities = outcome.staleEntities { store.rowCache.removeRows(ofEntities: entities) }
+        for key in outcome.staleKeys { store.rowCache.remove(key) }
     }
 
+    /// The IDs of `keys` in `store`.
+    private func objectIDs(_ keys: [StoreKey]?, in store: NSPersistentStore) -> [NSManagedObjectID] {
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        return (keys ?? []).compactMap { coordinator.objectID(for: $0, in: store) }
+    }
+
+    /// Runs as one `UPDATE` in the store (see ``SQLiteStoreEngine/batchUpdate(_:predicate:includesSubentities:values:returningKeys:in:)``);
+    /// the context's unsaved changes play no part.
     func executeBatchUpdate(_ request: NSBatchUpdateRequest) throws -> NSPersistentStoreResult {
         guard let model = persistentStoreCoordinator?.managedObjectModel else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
         }
         let entity = request.entity(in: model)
         let table = entity.propertyTable
-        var updates: [(NSAttributeDescription, Any?)] = []
-        for (key, value) in request.propertiesToUpdate ?? [:] {
+        var updates: [(NSAttributeDescription, BatchUpdateValue)] = []
+        for (key, value) in (request.propertiesToUpdate ?? [:]).sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
             let name = (key.base as? String) ?? (key.base as? NSPropertyDescription)?.name ?? "\(key.base)"
             guard let attribute = table.persistentAttributes.first(where: { $0.name == name }) else {
                 raiseCoreDataException(.invalidArgument, "Invalid property name '\(name)' in propertiesToUpdate for entity \(entity.name ?? "(null)")")
             }
-            updates.append((attribute, value))
-        }
-        let fetch = NSFetchRequest<NSFetchRequestResult>()
-        fetch.entity = entity
-        fetch.predicate = request.predicate
-        fetch.includesSubentities = request.includesSubentities
-        var updatedIDs: [NSManagedObjectID] = []
-        for store in try stores(holding: entity, allowed: request.affectedStores) {
-            var keys: [StoreKey] = []
-            let scratch = makeScratchContext()
-            defer { withExtendedLifetime(scratch) {} }
-            try store.engine.performSave { transaction in
-                for object in try storedMatches(fetch, in: store, scratch: scratch) {
-                    guard let key = object.objectID.storeKey else { continue }
-                    var values: [(NSAttributeDescription, Any?)] = []
-                    for (attribute, given) in updates {
-                        let value = (given as? NSExpression).map { $0.expressionValue(with: object, context: nil) } ?? given
-                        values.append((attribute, try Self.storedValue(value, for: attribute)))
-                    }
-                    if try store.engine.batchUpdateRow(key, values: values, in: transaction) {
-                        keys.append(key)
-                        updatedIDs.append(object.objectID)
-                    }
-                }
+            if attribute is NSDerivedAttributeDescription {
+                raiseCoreDataException(.invalidArgument, "Invalid property for update (can't batch update derived attributes) \(name)/\(entity.name ?? "(null)")")
             }
-            for key in keys { store.rowCache.remove(key) }
+            if let expression = value as? NSExpression, expression.expressionType != .constantValue {
+                updates.append((attribute, .expression(expression)))
+            } else {
+                let constant: Any? = (value as? NSExpression).map { $0.constantValue } ?? value
+                updates.append((attribute, .constant(try Self.storedValue(constant, for: attribute))))
+            }
+        }
+        let wantsIDs = request.resultType == .updatedObjectIDsResultType
+        var updatedIDs: [NSManagedObjectID] = []
+        var updatedCount = 0
+        for store in try stores(holding: entity, allowed: request.affectedStores) {
+            var outcome = BatchOutcome()
+            try store.engine.performSave { transaction in
+                outcome = try store.engine.batchUpdate(entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
+                                                       values: updates, returningKeys: wantsIDs, in: transaction)
+            }
+            Self.forgetRows(outcome, in: store)
+            updatedCount += outcome.count
+            if wantsIDs { updatedIDs += objectIDs(outcome.keys, in: store) }
         }
         switch request.resultType {
         case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
         case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updatedIDs, resultType: .updatedObjectIDsResultType)
-        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: updatedIDs.count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: updatedCount), resultType: .updatedObjectsCountResultType)
         }
     }
 
+    /// Runs as one `DELETE` in the store, with temporary triggers for the delete rules
+    /// (see ``SQLiteStoreEngine/batchDelete(_:entity:returningKeys:in:)``).
     func executeBatchDelete(_ request: NSBatchDeleteRequest) throws -> NSPersistentStoreResult {
         guard let coordinator = persistentStoreCoordinator else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "The context has no persistent store coordinator."])
@@ -168,43 +170,40 @@ extension NSManagedObjectContext {
             ])
         }
         guard let entity = request.fetchRequest.resolvedEntity(in: coordinator.managedObjectModel) else {
-            if request.objectIDs?.isEmpty == true { return Self.deleteResult([], request.resultType) }
+            if request.objectIDs?.isEmpty == true { return Self.deleteResult([], count: 0, request.resultType) }
             raiseCoreDataException(.internalInconsistency, "NSFetchRequest could not locate an NSEntityDescription for entity name '\(request.fetchRequest.entityName ?? "(null)")'")
         }
+        if request.objectIDs?.isEmpty == true { return Self.deleteResult([], count: 0, request.resultType) }
+        let wantsIDs = request.resultType == .resultTypeObjectIDs
         var deletedIDs: [NSManagedObjectID] = []
+        var deletedCount = 0
         for store in try stores(holding: entity, allowed: request.affectedStores ?? request.fetchRequest.affectedStores) {
             if let blocking = store.engine.relationshipBlockingBatchDelete(from: [entity]) {
-                throw coreDataError(NSCoreDataError, userInfo: [
-                    "Reason": "Delete rule is not supported for batch deletes",
-                    "Relationship": "\(blocking.entity?.name ?? "").\(blocking.name)",
-                ])
+                throw BatchDeleteTriggers.unsupported(blocking)
             }
-            var touched: [StoreKey] = []
+            let fetch = request.fetchRequest.copy(as: NSFetchRequestResult.self)
+            if let ids = request.objectIDs {
+                // Only this store's objects: IDs of another store name rows of its own.
+                let mine = ids.filter { $0.persistentStore === store }
+                guard !mine.isEmpty else { continue }
+                fetch.predicate = NSPredicate(format: "self IN %@", argumentArray: [mine])
+            }
+            var outcome = BatchOutcome()
             try store.engine.performSave { transaction in
-                let targets: [NSManagedObjectID]
-                if let ids = request.objectIDs {
-                    targets = try ids.filter { id in
-                        guard id.persistentStore === store, let key = id.storeKey else { return false }
-                        return try store.engine.rowExists(key)
-                    }
-                } else {
-                    targets = try storedMatches(request.fetchRequest, in: store, scratch: makeScratchContext()).map(\.objectID)
-                }
-                let outcome = try store.engine.batchDelete(targets.compactMap(\.storeKey), in: transaction)
-                let deleted = Set(outcome.deleted)
-                deletedIDs += targets.filter { $0.storeKey.map(deleted.contains) == true }
-                touched = outcome.deleted + Array(outcome.changed)
+                outcome = try store.engine.batchDelete(fetch, entity: entity, returningKeys: wantsIDs, in: transaction)
             }
-            for key in touched { store.rowCache.remove(key) }
+            Self.forgetRows(outcome, in: store)
+            deletedCount += outcome.count
+            if wantsIDs { deletedIDs += objectIDs(outcome.keys, in: store) }
         }
-        return Self.deleteResult(deletedIDs, request.resultType)
+        return Self.deleteResult(deletedIDs, count: deletedCount, request.resultType)
     }
 
-    private static func deleteResult(_ ids: [NSManagedObjectID], _ type: NSBatchDeleteRequestResultType) -> NSBatchDeleteResult {
+    private static func deleteResult(_ ids: [NSManagedObjectID], count: Int, _ type: NSBatchDeleteRequestResultType) -> NSBatchDeleteResult {
         switch type {
         case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: type)
         case .resultTypeObjectIDs: return NSBatchDeleteResult(result: ids, resultType: type)
-        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: ids.count), resultType: type)
+        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: count), resultType: type)
         }
     }
 

@@ -235,6 +235,13 @@ final class RowCache {
         sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }
 
+    /// Drops every cached row of the entities numbered `numbers`: what a batch request
+    /// changed without saying which rows.
+    func removeRows(ofEntities numbers: Set<Int>) {
+        lock.lock(); defer { lock.unlock() }
+        rows = rows.filter { !numbers.contains($0.key.entityNumber) }
+    }
+
     func remove(_ key: StoreKey) {
         lock.lock(); defer { lock.unlock() }
         rows[key] = nil

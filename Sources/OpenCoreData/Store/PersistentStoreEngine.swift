@@ -127,16 +127,12 @@ extension PersistentStoreEngine {
         try sqlite(for: "A SQL transaction").performSave(body)
     }
 
-    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)], in transaction: SQLiteSaveTransaction? = nil) throws -> Bool {
-        try sqlite(for: "A batch update").batchUpdateRow(key, values: values, in: transaction)
+    func batchUpdate(_ entity: NSEntityDescription, predicate: NSPredicate?, includesSubentities: Bool, values: [(NSAttributeDescription, BatchUpdateValue)], returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
+        try sqlite(for: "A batch update").batchUpdate(entity, predicate: predicate, includesSubentities: includesSubentities, values: values, returningKeys: returningKeys, in: transaction)
     }
 
-    func rowExists(_ key: StoreKey) throws -> Bool {
-        try sqlite(for: "A batch delete").rowExists(key)
-    }
-
-    func batchDelete(_ keys: [StoreKey], in transaction: SQLiteSaveTransaction) throws -> (deleted: [StoreKey], changed: Set<StoreKey>) {
-        try sqlite(for: "A batch delete").batchDelete(keys, in: transaction)
+    func batchDelete(_ fetch: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
+        try sqlite(for: "A batch delete").batchDelete(fetch, entity: entity, returningKeys: returningKeys, in: transaction)
     }
 
     func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, in transaction: SQLiteSaveTransaction, upserting: Bool = false) throws -> [StoreKey] {

@@ -1,45 +1,10 @@
 import Foundation
 
-/// Batch requests at the store: rows changed, deleted and inserted with SQL, inside the
-/// exclusive transaction of ``SQLiteStoreEngine/performSave(_:)``, without managed objects.
-///
-/// Which rows a batch update or delete touches is decided by the caller (today by
-/// evaluating the request's predicate in memory over the stored rows); this file only
-/// writes.
+/// Batch requests at the store, row by row: inserts, and the deletes that cannot run as one
+/// statement (see ``SQLiteStoreEngine/batchDelete(_:entity:returningKeys:in:)``), inside
+/// the exclusive transaction of ``SQLiteStoreEngine/performSave(_:)``, without managed
+/// objects.
 extension SQLiteStoreEngine {
-    /// Sets `values` (attribute name to stored Swift value, `nil` for NULL) on the row
-    /// `key` and adds one to its `Z_OPT`, as Core Data's batch update does. Returns false
-    /// when the row does not exist. The caller holds the save transaction.
-    func batchUpdateRow(_ key: StoreKey, values: [(NSAttributeDescription, Any?)], in transaction: SQLiteSaveTransaction? = nil) throws -> Bool {
-        let mapped = try storeEntity(number: key.entityNumber)
-        var assignments: [String] = []
-        var bindings: [(Any?, AttributeStorage, NSAttributeDescription)] = []
-        var slots = Set<Int>()
-        for (attribute, value) in values {
-            guard let slot = mapped.attributes.first(where: { $0.attribute === attribute || $0.attribute.name == attribute.name }) else {
-                throw coreDataError(NSPersistentStoreOperationError, userInfo: [
-                    NSLocalizedDescriptionKey: "The store has no column for \(mapped.entity.name ?? "").\(attribute.name)."
-                ])
-            }
-            assignments.append("\(mapped.table.columns[slot.column].name) = ?")
-            slots.insert(slot.slot)
-            bindings.append((value, slot.storage, slot.attribute))
-        }
-        assignments.append("Z_OPT = Z_OPT + 1")
-        return try database.withStatement("UPDATE \(mapped.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?") { statement in
-            var index: Int32 = 1
-            for (value, storage, attribute) in bindings {
-                try RowCodec.bind(value, storage: storage, attribute: attribute, to: statement, at: index, external: externalStorage)
-                index += 1
-            }
-            statement.bindKey(key.primaryKey, at: index)
-            try statement.execute()
-            guard statement.changes == 1 else { return false }
-            try transaction?.recordUpdate(key, slots: slots)
-            return true
-        }
-    }
-
     /// Whether the row `key` exists.
     func rowExists(_ key: StoreKey) throws -> Bool {
         let mapped = try storeEntity(number: key.entityNumber)

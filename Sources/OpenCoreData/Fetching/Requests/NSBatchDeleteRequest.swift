@@ -13,11 +13,17 @@ public enum NSBatchDeleteRequestResultType: UInt, Sendable {
 /// Deletes every object a fetch request matches (or the objects with the given IDs)
 /// directly in the SQLite store, without loading them into a context.
 ///
-/// It runs in one transaction and applies the delete rules the way Core Data's batch delete
-/// does, at the store: *cascade* deletes the related rows too, *nullify* clears the
-/// related rows' references (and raises when the other side is mandatory), *no action*
-/// leaves them, and a *deny* rule anywhere on the entity makes the request fail with
+/// It runs in one transaction as one `DELETE FROM Z… WHERE Z_PK IN (SELECT t0.Z_PK …)`, the
+/// fetch request's predicate translated to SQL, and applies the delete rules the way Core
+/// Data's SQLite store does, with temporary triggers created around that statement:
+/// *cascade* deletes the related rows too, *nullify* clears the related rows' references
+/// or raises their version (and fails the request when the other side is mandatory), *no
+/// action* leaves them, and a *deny* rule anywhere the deletion reaches (or a
+/// many-to-many whose other side is *no action*) makes the request fail with
 /// `NSCoreDataError` (134060), "Delete rule is not supported for batch deletes".
+/// `.resultTypeCount` counts the rows of the request's entity, not those the rules
+/// deleted; `.resultTypeObjectIDs` reads the matching IDs first, in the same transaction.
+/// A predicate SQL cannot express stops the program with `NSInvalidArgumentException`.
 /// Validation does not run and contexts keep the deleted objects until you merge the
 /// deletion (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` with the
 /// IDs from `.resultTypeObjectIDs`).

@@ -13,8 +13,13 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// Changes attribute values of every matching object directly in the SQLite store, without
 /// loading the objects into a context.
 ///
-/// The store is written in one transaction: each matching row gets the new values and its
-/// version (`Z_OPT`) goes up by one. Validation does not run, and no context sees the
+/// The store runs one statement in one transaction, as Core Data's SQLite store does:
+/// `UPDATE OR FAIL Z… AS t0 SET Z… = ?, Z_OPT = (Z_OPT + 1) WHERE …`, the predicate
+/// translated to SQL as a fetch translates it, so each matching row gets the new values
+/// and its version goes up by one. New values are constants or expressions SQLite can
+/// compute from the row (its attributes and arithmetic on them); a predicate or expression
+/// SQL cannot express stops the program with `NSInvalidArgumentException`, and derived
+/// attributes cannot be set. Validation does not run, and no context sees the
 /// change until you merge it (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``
 /// with the IDs from `.updatedObjectIDsResultType`).
 ///
