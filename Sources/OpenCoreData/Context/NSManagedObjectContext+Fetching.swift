@@ -135,7 +135,8 @@ extension NSManagedObjectContext {
 
     private func route<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> FetchRoute {
         let holding = stores(holding: entity)
-        guard holding.count == 1, let store = holding.first else { return .memory }
+        // Only a SQLite engine runs SQL (a child of a context on an incremental store gets here).
+        guard holding.count == 1, let store = holding.first, store.sqliteEngine != nil else { return .memory }
         let translator = try store.engine.translator(for: entity)
 
         var condition: SQLFragment?

@@ -595,6 +595,17 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
+        if let engine = store.sqliteEngine {
+            // One statement, as Core Data fires a to-many fault: the members' rows, cached
+            // and held by the members, which stay faults until touched.
+            let rows = store.rowCache.store(readingStore(for: object.objectID) { try engine.destinationRows(of: relationship, from: key) })
+            let members = rows.map { row in
+                let member = self.object(for: row.key, in: store)
+                if member.state.isFault { member.state.heldRow = row }
+                return member
+            }
+            return relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
+        }
         let keys = readingStore(for: object.objectID) { try store.engine.destinationKeys(of: relationship, from: key, context: self) }
         let members = keys.map { self.object(for: $0, in: store) }
         // The members stay faults, but their rows are read now, a few hundred per query,

@@ -235,6 +235,31 @@ final class SQLFetchTests: FetchTestCase {
         XCTAssertTrue(try context.fetch(loaded).allSatisfy { !$0.isFault })
     }
 
+    /// A to-many fault fires one statement, as in Core Data: the destination rows by the
+    /// owner's key (`… FROM ZHIKE t0 WHERE  t0.ZTRAIL = ?`), cached, so that the members,
+    /// still faults, fire without SQL.
+    func testAToManyFaultFiresOneStatement() throws {
+        let trail = try context.fetch(request("name == 'Laugavegur'"))[0]
+        _ = trail.value(forKey: "name")
+        let (hikes, lines) = try capturingSQL { (trail.value(forKey: "hikes") as! Set<NSManagedObject>).count }
+        XCTAssertEqual(hikes, 5)
+        XCTAssertEqual(masked(lines), [
+            "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTRAIL, t0.ZDATE, t0.ZDISTANCE, t0.ZNOTES FROM ZHIKE t0 WHERE  t0.ZTRAIL = ?",
+            "CoreData: annotation: sql connection fetch time: #s",
+            "CoreData: annotation: total fetch execution time: #s for 5 rows.",
+        ])
+        let members = trail.value(forKey: "hikes") as! Set<NSManagedObject>
+        XCTAssertTrue(members.allSatisfy(\.isFault))
+        let (distances, firing) = try capturingSQL { members.compactMap { $0.value(forKey: "distance") as? Double }.sorted() }
+        XCTAssertEqual(distances, [4, 8, 12, 16, 20])
+        XCTAssertEqual(firing, [], "the members fire from the rows the fault read")
+        // Many-to-many: through the join table, in one statement too.
+        let hike = members.first { $0.value(forKey: "distance") as? Double == 4 }!
+        let (_, joinLines) = try capturingSQL { (hike.value(forKey: "hikers") as! Set<NSManagedObject>).count }
+        XCTAssertEqual(masked(joinLines).first, "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZAGE, t0.ZNAME FROM ZHIKER t0 JOIN Z_2HIKERS t1 ON t0.Z_PK = t1.Z_3HIKERS WHERE  t1.Z_2HIKES = ?")
+        XCTAssertEqual(masked(joinLines).count, 3)
+    }
+
     func testWithoutPropertyValuesEachFaultLoadsItsRow() throws {
         let bare = request("lengthKm > 20")
         bare.includesPropertyValues = false
