@@ -119,7 +119,7 @@ extension NSManagedObjectContext {
     /// of updated and deleted objects are set aside, and the inserted and updated objects
     /// that match the predicate in memory take their place.
     private struct PendingObjects {
-        /// Inserted and updated objects (not deleted), in the order they changed.
+        /// Inserted objects, then updated ones (none deleted), each in the order they changed.
         let candidates: [NSManagedObject]
         /// Updated and deleted objects: the store's rows of them are out of date.
         let overridden: Set<ObjectIdentifier>
