@@ -138,9 +138,11 @@ final class FetchDifferentialTests: FetchTestCase {
         for round in 0..<8 {
             context.rollback()
             let saved = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+            var insertedTrails: [NSManagedObject] = []
             for _ in 0..<3 {
                 let trail = fixture.insert("Trail", ["name": generator.pick(awkwardStrings), "lengthKm": generator.chance(20) ? nil : Double(generator.int(0...80)) / 4])
                 trail.setValue(generator.chance(30) ? nil : generator.pick(fixture.countries), forKey: "country")
+                insertedTrails.append(trail)
             }
             for trail in saved where generator.chance(12) {
                 trail.setValue(generator.pick(awkwardStrings), forKey: "name")
@@ -149,7 +151,9 @@ final class FetchDifferentialTests: FetchTestCase {
             for trail in saved where generator.chance(6) { context.delete(trail) }
             context.processPendingChanges()
             let changed = Set(context.updatedObjects.map(ObjectIdentifier.init)).union(context.deletedObjects.map(ObjectIdentifier.init))
-            let current = saved.filter { !$0.isDeleted } + context.insertedObjects.filter { $0.entity.name == "Trail" }
+            // Unsorted, saved trails come in primary-key order, unsaved ones after them in
+            // the order they were inserted (insertedObjects is a set: no order).
+            let current = saved.filter { !$0.isDeleted } + insertedTrails
             for index in 0..<45 {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
                 request.predicate = generator.chance(75) ? generator.trailPredicate(depth: 1) : nil
