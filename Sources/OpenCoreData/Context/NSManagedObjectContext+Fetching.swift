@@ -4,14 +4,17 @@ extension NSManagedObjectContext {
     /// The objects (or IDs, dictionaries or count, per the request's `resultType`) that
     /// match `request`, taking the context's unsaved changes into account.
     ///
-    /// The store filters, sorts and limits in SQL, as Core Data does, whenever the context
-    /// has no unsaved changes that could change the answer; otherwise (and for predicates
-    /// or sort descriptors SQL cannot express) the same request is evaluated in memory,
-    /// with identical results. With `-com.apple.CoreData.SQLDebug 1` each fetch prints its
-    /// SQL (and, as in Core Data, nothing about what was evaluated in memory).
+    /// A SQLite store filters, sorts and limits in SQL, as Core Data does. When the request
+    /// includes pending changes (the default) and the context has unsaved changes to the
+    /// entity, the store's answer is merged with them: deleted objects are dropped, and
+    /// inserted and updated objects are judged by `evaluate(with:)` in memory (Foundation's
+    /// rules, not SQL's), then everything is sorted and limited. With
+    /// `-com.apple.CoreData.SQLDebug 1` each fetch prints its SQL.
     ///
     /// A request whose entity name the model does not know stops the program, as Core
-    /// Data raises an exception for it.
+    /// Data raises an exception for it; so does a predicate or sort descriptor Core Data's
+    /// SQLite store cannot translate (a block predicate, a key path the entity does not
+    /// have, a comparator block), with Core Data's `NSInvalidArgumentException` message.
     ///
     /// ```swift
     /// let request = NSFetchRequest<Trail>(entityName: "Trail")
@@ -77,7 +80,8 @@ extension NSManagedObjectContext {
     }
 
     /// How many objects `request` would return: `SELECT COUNT(*)` in the store when the
-    /// context's unsaved changes cannot change the answer, else counted in memory.
+    /// context has no unsaved changes to the entity, else the store's matching rows merged
+    /// with those changes, as ``fetch(_:)`` merges them.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
         let entity = resolveEntity(of: request)
@@ -118,7 +122,20 @@ extension NSManagedObjectContext {
         let residual: NSPredicate?
         /// Sort descriptors SQL could not express; offset and limit then apply in memory too.
         let memorySort: [NSSortDescriptor]?
+        /// The context's unsaved objects SQL's answer is merged with.
+        let pending: PendingObjects?
         var isComplete: Bool { residual == nil && memorySort == nil }
+    }
+
+    /// The context's unsaved changes to the fetched entity, which a fetch that includes
+    /// pending changes merges with the store's answer, as Core Data does: the store's rows
+    /// of updated and deleted objects are set aside, and the inserted and updated objects
+    /// that match the predicate in memory take their place.
+    private struct PendingObjects {
+        /// Inserted objects, then updated ones (none deleted), each in the order they changed.
+        let candidates: [NSManagedObject]
+        /// Updated and deleted objects: the store's rows of them are out of date.
+        let overridden: Set<ObjectIdentifier>
     }
 
     /// The stores whose configuration holds `entity`.
@@ -127,10 +144,9 @@ extension NSManagedObjectContext {
     }
 
     private func route<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> FetchRoute {
-        // A child context asks its parent, whose unsaved state the store does not know.
-        if parent != nil { return .memory }
         let holding = stores(holding: entity)
-        guard holding.count == 1, let store = holding.first else { return .memory }
+        // Only a SQLite engine runs SQL (a child of a context on an incremental store gets here).
+        guard holding.count == 1, let store = holding.first, store.sqliteEngine != nil else { return .memory }
         let translator = try store.engine.translator(for: entity)
 
         var condition: SQLFragment?
@@ -138,7 +154,8 @@ extension NSManagedObjectContext {
         if let predicate = request.predicate {
             do {
                 condition = try translator.attempt { try translator.condition(predicate) }
-            } catch is SQLUntranslatable {
+            } catch let whole as SQLUntranslatable {
+                raiseIfCoreDataRefuses(whole, in: store)
                 // An AND keeps its translatable conjuncts in SQL.
                 var translated: [SQLFragment] = []
                 var rest: [NSPredicate] = []
@@ -146,7 +163,8 @@ extension NSManagedObjectContext {
                     for part in compound.predicates {
                         do {
                             translated.append(try translator.attempt { try translator.condition(part) })
-                        } catch is SQLUntranslatable {
+                        } catch let error as SQLUntranslatable {
+                            raiseIfCoreDataRefuses(error, in: store)
                             rest.append(part)
                         }
                     }
@@ -162,13 +180,19 @@ extension NSManagedObjectContext {
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             do {
                 orderBy = try translator.attempt { try translator.orderBy(descriptors) }
-            } catch is SQLUntranslatable {
+            } catch let error as SQLUntranslatable {
+                raiseIfCoreDataRefuses(error, in: store)
                 memorySort = descriptors
             }
         }
-        // Core Data prints nothing when it evaluates part of a fetch in memory; nor does this.
-        if request.includesPendingChanges, pendingChanges(affecting: translator.tables, in: store) != nil {
-            return .memory
+        // A child context asks its parent, whose unsaved state the store does not know; the
+        // translation above still raises what the store would refuse.
+        if parent != nil { return .memory }
+        var pending: PendingObjects?
+        if request.includesPendingChanges {
+            pending = pendingObjects(of: entity, includesSubentities: request.includesSubentities)
+            // What SQL cannot express is this library's gap: the whole request runs in memory.
+            if pending != nil, residual != nil || memorySort != nil { return .memory }
         }
         let mapped = try store.engine.storeEntity(entity)
         var query = SQLFetchQuery(entity: mapped)
@@ -181,38 +205,62 @@ extension NSManagedObjectContext {
         }
         query.orderBy = orderBy
         if residual == nil, memorySort == nil {
-            query.limit = max(0, request.fetchLimit)
-            query.offset = max(0, request.fetchOffset)
-        }
-        return .sql(SQLRoute(store: store, query: query, includesSubentities: request.includesSubentities, residual: residual, memorySort: memorySort))
-    }
-
-    /// The names of the changed entities whose tables the statement reads, or `nil` when
-    /// the context's inserts, updates and deletes cannot affect it.
-    private func pendingChanges(affecting tables: Set<String>, in store: NSPersistentStore) -> String? {
-        guard hasChanges else { return nil }
-        var names: [String] = []
-        for list in [inserted, updated, deleted] {
-            for object in list.objects {
-                guard let table = store.engine.sqlSchema?.entity(object.entity)?.table.name, tables.contains(table) else { continue }
-                let name = object.entity.name ?? "?"
-                if !names.contains(name) { names.append(name) }
+            if let pending {
+                // The offset and limit apply after the merge; the store returns enough rows
+                // that those of changed objects can be set aside.
+                if request.fetchLimit > 0 { query.limit = max(0, request.fetchOffset) + request.fetchLimit + pending.overridden.count }
+            } else {
+                query.limit = max(0, request.fetchLimit)
+                query.offset = max(0, request.fetchOffset)
             }
         }
-        return names.isEmpty ? nil : names.sorted().joined(separator: ", ")
+        return .sql(SQLRoute(store: store, query: query, includesSubentities: request.includesSubentities, residual: residual, memorySort: memorySort, pending: pending))
+    }
+
+    /// Raises the exception Core Data's SQLite store raises for a predicate or sort
+    /// descriptor its SQL generation refuses (a block predicate, an unknown key path, a
+    /// comparator). In-memory and binary stores evaluate in memory in Core Data, so they
+    /// accept them.
+    private func raiseIfCoreDataRefuses(_ error: SQLUntranslatable, in store: NSPersistentStore) {
+        guard let exception = error.exception, store.type == NSSQLiteStoreType else { return }
+        raiseCoreDataException(exception.name, exception.reason)
+    }
+
+    /// The context's inserted, updated and deleted objects of `entity` (and its
+    /// sub-entities when asked), or `nil` when it has none.
+    private func pendingObjects(of entity: NSEntityDescription, includesSubentities: Bool) -> PendingObjects? {
+        guard hasChanges else { return nil }
+        func fetched(_ object: NSManagedObject) -> Bool {
+            includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
+        }
+        var candidates: [NSManagedObject] = []
+        var overridden = Set<ObjectIdentifier>()
+        for object in inserted.objects where fetched(object) && !object.state.isDeleted {
+            candidates.append(object)
+        }
+        for object in updated.objects where fetched(object) {
+            overridden.insert(ObjectIdentifier(object))
+            if !object.state.isDeleted { candidates.append(object) }
+        }
+        for object in deleted.objects where fetched(object) {
+            overridden.insert(ObjectIdentifier(object))
+        }
+        return candidates.isEmpty && overridden.isEmpty ? nil : PendingObjects(candidates: candidates, overridden: overridden)
     }
 
     // MARK: Running
 
-    /// The objects matching the request, filtered, sorted and limited.
-    private func matchingObjects<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> [NSManagedObject] {
+    /// The objects matching the request, filtered, sorted and limited; when `counting`,
+    /// only how many matter (no values are read that the answer does not need, no sort).
+    private func matchingObjects<T>(entity: NSEntityDescription, request: NSFetchRequest<T>, counting: Bool = false) throws -> [NSManagedObject] {
         guard case .sql(let route) = try route(entity: entity, request: request) else {
             return try matchingObjectsInMemory(entity: entity, request: request)
         }
         let engine = route.store.engine
         // Rows when values are needed now; only keys for faults, IDs and batches.
-        let wantsRows = !route.isComplete || request.resultType == .dictionaryResultType
-            || (request.includesPropertyValues && request.fetchBatchSize == 0)
+        let sortsInMemory = route.pending != nil && !(request.sortDescriptors ?? []).isEmpty
+        let wantsRows = !route.isComplete || (!counting && (sortsInMemory || request.resultType == .dictionaryResultType
+            || (request.includesPropertyValues && request.fetchBatchSize == 0)))
         var objects: [NSManagedObject]
         if wantsRows {
             var tail: FetchLogTail?
@@ -229,16 +277,53 @@ extension NSManagedObjectContext {
             reserveRegistryCapacity(keys.count)
             objects = keys.map { registeredObject(for: $0.self, in: route.store, request: request) }
         }
-        objects = finishInMemory(objects, route: route, request: request)
+        if let pending = route.pending {
+            objects = merged(objects, with: pending, request: request, sorting: !counting)
+        } else {
+            objects = finishInMemory(objects, route: route, request: request)
+        }
         if request.fetchBatchSize > 0, request.resultType == .managedObjectResultType {
             assignFetchBatches(objects, size: request.fetchBatchSize, store: route.store)
         }
         return objects
     }
 
+    /// The store's answer merged with the context's unsaved changes: stored objects that
+    /// were updated or deleted are judged in memory, inserted and updated objects that now
+    /// match are added, then the whole is sorted (in memory, as SQL sorted) and limited.
+    private func merged<T>(_ stored: [NSManagedObject], with pending: PendingObjects, request: NSFetchRequest<T>, sorting: Bool) -> [NSManagedObject] {
+        let predicate = request.predicate
+        var result: [NSManagedObject] = []
+        var kept = Set<ObjectIdentifier>()
+        result.reserveCapacity(stored.count + pending.candidates.count)
+        for object in stored {
+            let id = ObjectIdentifier(object)
+            if pending.overridden.contains(id) {
+                guard !object.state.isDeleted, predicate?.evaluate(with: object) ?? true else { continue }
+            }
+            if kept.insert(id).inserted { result.append(object) }
+        }
+        for object in pending.candidates where !kept.contains(ObjectIdentifier(object)) {
+            if predicate?.evaluate(with: object) ?? true {
+                kept.insert(ObjectIdentifier(object))
+                result.append(object)
+            }
+        }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            if sorting { result = sortedObjects(result, using: descriptors) }
+        } else if result.count > 1 {
+            // Unsorted fetches come in primary-key order, unsaved objects last, as in memory.
+            result = result.enumerated().sorted { a, b in
+                let x = a.element.objectID.storeKey?.primaryKey ?? .max, y = b.element.objectID.storeKey?.primaryKey ?? .max
+                return x != y ? x < y : a.offset < b.offset
+            }.map(\.element)
+        }
+        return limited(result, request: request)
+    }
+
     /// The object IDs matching the request; from keys alone when SQL answers all of it.
     private func matchingObjectIDs<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> [NSManagedObjectID] {
-        guard case .sql(let route) = try route(entity: entity, request: request), route.isComplete else {
+        guard case .sql(let route) = try route(entity: entity, request: request), route.isComplete, route.pending == nil else {
             return try matchingObjects(entity: entity, request: request).map(\.objectID)
         }
         return try route.store.engine.fetchKeys(route.query).compactMap { key in
@@ -248,8 +333,8 @@ extension NSManagedObjectContext {
 
     /// The number of matching objects; `SELECT COUNT(*)` when SQL answers all of it.
     private func matchingCount<T>(entity: NSEntityDescription, request: NSFetchRequest<T>) throws -> Int {
-        guard case .sql(let route) = try route(entity: entity, request: request), route.isComplete else {
-            return try matchingObjects(entity: entity, request: request).count
+        guard case .sql(let route) = try route(entity: entity, request: request), route.isComplete, route.pending == nil else {
+            return try matchingObjects(entity: entity, request: request, counting: true).count
         }
         return try route.store.engine.countRows(route.query)
     }

@@ -593,6 +593,18 @@ open class NSManagedObjectContext {
             holdCachedRows(of: [destination])
             return destination
         }
+        if let rows = readingStore(for: object.objectID, {
+            try storeCoordinator(of: store).destinationRows(of: relationship, from: key, in: store, context: self)
+        }) {
+            // One statement, as Core Data fires a to-many fault: the members' rows, cached
+            // and held by the members, which stay faults until touched.
+            let members = store.rowCache.store(rows).map { row in
+                let member = self.object(for: row.key, in: store)
+                if member.state.isFault { member.state.heldRow = row }
+                return member
+            }
+            return relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
+        }
         let keys = readingStore(for: object.objectID) {
             try storeCoordinator(of: store).destinationKeys(of: relationship, from: key, in: store, context: self)
         }

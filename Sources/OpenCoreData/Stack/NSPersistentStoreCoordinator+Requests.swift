@@ -84,6 +84,13 @@ extension NSPersistentStoreCoordinator {
         try store.engine.destinationKeys(of: relationship, from: source, context: context)
     }
 
+    /// The rows a to-many relationship of the row `source` in `store` leads to, when the
+    /// store reads them in one go (`nil` when it gives keys only).
+    func destinationRows(of relationship: NSRelationshipDescription, from source: StoreKey, in store: NSPersistentStore,
+                         context: NSManagedObjectContext?) throws -> [StoreRow]? {
+        try store.engine.destinationRows(of: relationship, from: source, context: context)
+    }
+
     /// The versions the rows of `keys` have in `store` now (optimistic locking).
     func versions(of keys: [StoreKey], in store: NSPersistentStore, context: NSManagedObjectContext?) throws -> [StoreKey: Int64] {
         try store.engine.versions(of: keys, context: context)

@@ -139,6 +139,12 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         return try fetchRows(for: ids.compactMap(\.storeKey), context: context)
     }
 
+    /// An incremental store answers a to-many relationship with object IDs only
+    /// (`newValue(forRelationship:forObjectWith:with:)`).
+    func destinationRows(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreRow]? {
+        nil
+    }
+
     func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreKey] {
         guard let store, let entity = entity(forNumber: source.entityNumber) else { return [] }
         let context = try readingContext(context)

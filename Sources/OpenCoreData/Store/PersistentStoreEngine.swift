@@ -33,6 +33,10 @@ protocol PersistentStoreEngine: AnyObject {
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow]
     /// The keys a relationship of the row `source` leads to (zero or one for a to-one).
     func destinationKeys(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreKey]
+    /// The rows a to-many relationship of the row `source` leads to, read in one go as Core
+    /// Data fires a to-many fault; `nil` when the engine only knows the keys (the context
+    /// then asks for ``destinationKeys(of:from:context:)`` and reads the rows in batches).
+    func destinationRows(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreRow]?
     /// The version each row of `keys` has in the store now (rows the store does not hold
     /// are left out): what optimistic locking compares with the version an object was read at.
     func versions(of keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreKey: Int64]

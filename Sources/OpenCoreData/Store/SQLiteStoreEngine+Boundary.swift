@@ -17,6 +17,10 @@ extension SQLiteStoreEngine: PersistentStoreEngine {
         try destinationKeys(of: relationship, from: source)
     }
 
+    func destinationRows(of relationship: NSRelationshipDescription, from source: StoreKey, context: NSManagedObjectContext?) throws -> [StoreRow]? {
+        try destinationRows(of: relationship, from: source)
+    }
+
     func versions(of keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreKey: Int64] {
         try versions(of: keys)
     }

@@ -123,6 +123,76 @@ final class FetchDifferentialTests: FetchTestCase {
         }
     }
 
+    /// Generated requests with unsaved inserts, updates and deletes of trails: the fetch runs
+    /// its SQL, then merges the changes as Core Data does. Saved, unchanged trails answer
+    /// by the store's logic; inserted and updated ones by `evaluate(with:)`; deleted ones
+    /// not at all; then sort, offset and limit apply to the whole.
+    func testGeneratedRequestsMergePendingChanges() throws {
+        let seed: UInt64 = 2024
+        let fixture = try TrailheadFixture(directory: directory, name: "Pending-\(seed).sqlite")
+        try fixture.fill(seed: seed)
+        fixture.reset()
+        let context = fixture.context
+        var generator = PredicateGenerator(seed: seed &+ 5, fixture: fixture)
+        var checked = 0, withChanges = 0
+        for round in 0..<8 {
+            context.rollback()
+            let saved = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+            var insertedTrails: [NSManagedObject] = []
+            for _ in 0..<3 {
+                let trail = fixture.insert("Trail", ["name": generator.pick(awkwardStrings), "lengthKm": generator.chance(20) ? nil : Double(generator.int(0...80)) / 4])
+                trail.setValue(generator.chance(30) ? nil : generator.pick(fixture.countries), forKey: "country")
+                insertedTrails.append(trail)
+            }
+            for trail in saved where generator.chance(12) {
+                trail.setValue(generator.pick(awkwardStrings), forKey: "name")
+                trail.setValue(generator.chance(20) ? nil : Int16(generator.int(0...5)), forKey: "rating")
+            }
+            for trail in saved where generator.chance(6) { context.delete(trail) }
+            context.processPendingChanges()
+            let changed = Set(context.updatedObjects.map(ObjectIdentifier.init)).union(context.deletedObjects.map(ObjectIdentifier.init))
+            // Unsorted, saved trails come in primary-key order, unsaved ones after them in
+            // the order they were inserted (insertedObjects is a set: no order).
+            let current = saved.filter { !$0.isDeleted } + insertedTrails
+            for index in 0..<45 {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+                request.predicate = generator.chance(75) ? generator.trailPredicate(depth: 1) : nil
+                let descriptors = generator.chance(60) ? generator.sortDescriptors() : []
+                request.sortDescriptors = descriptors
+                if generator.chance(40) { request.fetchLimit = generator.int(1...12) }
+                if generator.chance(30) { request.fetchOffset = generator.int(1...10) }
+                var logic = StoreLogic()
+                let matching = current.filter { object in
+                    guard let predicate = request.predicate else { return true }
+                    let judgedInMemory = object.objectID.isTemporaryID || changed.contains(ObjectIdentifier(object))
+                    return judgedInMemory ? predicate.evaluate(with: object) : logic.answer(predicate, object) == true
+                }
+                var expected = descriptors.isEmpty ? matching : matching.sortedArray(using: descriptors)
+                expected = Array(expected.dropFirst(request.fetchOffset))
+                if request.fetchLimit > 0 { expected = Array(expected.prefix(request.fetchLimit)) }
+                let fetched = try context.fetch(request)
+                let label = "round \(round) #\(index): \(request.predicate.map { "\($0)" } ?? "no predicate") sort \(descriptors) limit \(request.fetchLimit) offset \(request.fetchOffset)"
+                XCTAssertEqual(fetched.count, expected.count, label)
+                if descriptors.isEmpty || (request.fetchLimit == 0 && request.fetchOffset == 0) {
+                    XCTAssertEqual(Set(fetched.map(ObjectIdentifier.init)), Set(expected.map(ObjectIdentifier.init)), label)
+                }
+                // Equal sort keys may come in either order; the keys themselves may not.
+                for (got, want) in zip(fetched, expected) where !descriptors.allSatisfy({ $0.compare(got, to: want) == .orderedSame }) {
+                    XCTFail("\(label): out of order")
+                    break
+                }
+                if index % 5 == 0 {
+                    XCTAssertEqual(try context.count(for: request), expected.count, "count: \(label)")
+                }
+                checked += 1
+                if !changed.isEmpty { withChanges += 1 }
+            }
+        }
+        XCTAssertEqual(checked, 360)
+        XCTAssertGreaterThan(withChanges, 300)
+        context.rollback()
+    }
+
     private func report(seed: UInt64, index: Int, predicate: NSPredicate, sql: [NSManagedObject], expected: [NSManagedObject], all: [NSManagedObject]) {
         let sqlIDs = Set(sql.map(\.objectID)), memoryIDs = Set(expected.map(\.objectID))
         let differing = all.filter { sqlIDs.contains($0.objectID) != memoryIDs.contains($0.objectID) }

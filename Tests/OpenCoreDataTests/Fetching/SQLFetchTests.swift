@@ -103,19 +103,27 @@ final class SQLFetchTests: FetchTestCase {
 
     // MARK: Memory when needed
 
-    func testUnsavedChangesAreEvaluatedInMemory() throws {
+    func testUnsavedChangesAreMergedWithTheStoresAnswer() throws {
         let trails = request("name BEGINSWITH[c] %@", ["z"])
         XCTAssertEqual(names(try context.fetch(trails)).sorted(), ["Zürichsee Höhenweg", "zurich loop"])
         let fresh = fixture.insert("Trail", ["name": "Zugspitze", "lengthKm": 21.0])
         let loop = try context.fetch(request("name == 'zurich loop'"))[0]
         loop.setValue("Loop around Zürich", forKey: "name")
         let (result, lines) = try capturingSQL { try context.fetch(trails) }
+        // The store still answers the predicate in SQL; the renamed trail's row is set
+        // aside (it no longer matches in memory) and the inserted one is added.
         XCTAssertEqual(names(result), ["Zürichsee Höhenweg", "Zugspitze"])
-        // The whole table is read and the predicate evaluated in memory; Core Data prints
-        // no annotation for that, so neither does this store.
-        XCTAssertTrue(lines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), lines[0])
+        XCTAssertEqual(masked(lines).count, 3, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines[0].hasSuffix("FROM ZTRAIL t0 WHERE  NSCoreDataStringSearch( t0.ZNAME, ?, 265, 0) ORDER BY t0.Z_PK"), lines[0])
         XCTAssertFalse(lines.contains { $0.contains("evaluated in memory") }, lines.joined(separator: "\n"))
-        XCTAssertEqual(try context.count(for: trails), 2)
+        let (count, countLines) = try capturingSQL { try context.count(for: trails) }
+        XCTAssertEqual(count, 2)
+        XCTAssertTrue(countLines[0].hasPrefix("CoreData: sql: SELECT 0, t0.Z_PK FROM ZTRAIL t0 WHERE"), countLines[0])
+        let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Trail")
+        ids.resultType = .managedObjectIDResultType
+        ids.predicate = trails.predicate
+        XCTAssertEqual(Set(try context.fetch(ids)), Set(result.map(\.objectID)))
+        XCTAssertTrue(try context.fetch(ids).contains { $0.isTemporaryID }, "the inserted trail's temporary ID")
         // Without pending changes the store's values decide, in SQL, even with edits around.
         trails.includesPendingChanges = false
         let (stored, storedLines) = try capturingSQL { try context.fetch(trails) }
@@ -126,41 +134,81 @@ final class SQLFetchTests: FetchTestCase {
         XCTAssertEqual(names(try context.fetch(request("name == 'zurich loop'"))).count, 1)
     }
 
-    func testChangesToOtherTablesDoNotForceMemory() throws {
-        _ = fixture.insert("Hiker", ["name": "Ana"])
-        let (_, lines) = try capturingSQL { try context.fetch(request("lengthKm > 30")) }
-        XCTAssertTrue(lines[0].hasPrefix("CoreData: sql: SELECT"), lines[0])
-        // A predicate through hikes reads ZHIKE: a new hike changes the answer.
-        _ = fixture.insert("Hike", ["distance": 99.0])
-        let (_, hikeLines) = try capturingSQL { try context.fetch(request("ANY hikes.distance > 90")) }
-        XCTAssertTrue(hikeLines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), hikeLines[0])
+    func testPendingChangesThenSortOffsetAndLimit() throws {
+        let longest = request("lengthKm > 20")
+        longest.sortDescriptors = [NSSortDescriptor(key: "lengthKm", ascending: false)]
+        longest.fetchOffset = 1
+        longest.fetchLimit = 2
+        // Stored: Laugavegur 55, 熊野古道 38, Fimmvörðuháls 25, Zürichsee 22.
+        XCTAssertEqual(names(try context.fetch(longest)), ["熊野古道 中辺路", "Fimmvörðuháls"])
+        _ = fixture.insert("Trail", ["name": "Kungsleden", "lengthKm": 40.0])
+        let all = try context.fetch(request())
+        func trail(_ name: String) -> NSManagedObject { all.first { $0.value(forKey: "name") as? String == name }! }
+        trail("zurich loop").setValue(60.0, forKey: "lengthKm")   // now matches, and first
+        trail("Fimmvörðuháls").setValue(12.0, forKey: "lengthKm")  // no longer matches
+        context.delete(trail("熊野古道 中辺路"))
+        let (result, lines) = try capturingSQL { try context.fetch(longest) }
+        // zurich loop 60, Laugavegur 55, Kungsleden 40, Zürichsee 22: offset 1, limit 2.
+        XCTAssertEqual(names(result), ["Laugavegur", "Kungsleden"])
+        // The store sorts; it returns offset + limit rows and one more for each updated or
+        // deleted trail, whose stored rows may be among them.
+        XCTAssertTrue(lines[0].hasSuffix("WHERE  t0.ZLENGTHKM > ? ORDER BY t0.ZLENGTHKM DESC, t0.Z_PK LIMIT 6"), lines[0])
+        longest.fetchOffset = 0
+        longest.fetchLimit = 0
+        XCTAssertEqual(names(try context.fetch(longest)), ["zurich loop", "Laugavegur", "Kungsleden", "Zürichsee Höhenweg"])
+        XCTAssertEqual(try context.count(for: longest), 4)
+        context.rollback()
     }
 
-    func testUntranslatablePartsAreEvaluatedInMemory() throws {
-        let block = request()
-        block.predicate = NSPredicate { object, _ in ((object as? NSManagedObject)?.value(forKey: "lengthKm") as? Double ?? 0) > 30 }
-        let (blockResult, blockLines) = try capturingSQL { try context.fetch(block) }
-        XCTAssertEqual(names(blockResult), ["Laugavegur", "熊野古道 中辺路"])
-        XCTAssertTrue(blockLines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), blockLines[0])
-        XCTAssertFalse(blockLines.contains { $0.contains("evaluated in memory") }, blockLines.joined(separator: "\n"))
+    func testChangesToOtherEntitiesLeaveTheFetchToSQL() throws {
+        _ = fixture.insert("Hiker", ["name": "Ana"])
+        let (_, lines) = try capturingSQL { try context.fetch(request("lengthKm > 30")) }
+        XCTAssertTrue(lines[0].hasSuffix("FROM ZTRAIL t0 WHERE  t0.ZLENGTHKM > ? ORDER BY t0.Z_PK"), lines[0])
+        // A new hike on no trail changes no trail's answer.
+        let hike = fixture.insert("Hike", ["distance": 99.0])
+        let busy = request("ANY hikes.distance > 90")
+        let (none, hikeLines) = try capturingSQL { try context.fetch(busy) }
+        XCTAssertEqual(names(none), [])
+        XCTAssertTrue(hikeLines[0].contains("WHERE  EXISTS (SELECT 1 FROM ZHIKE t1"), hikeLines[0])
+        // Attached to a trail, it makes the trail updated: judged in memory, it matches.
+        hike.setValue(try context.fetch(request("name == 'zurich loop'"))[0], forKey: "trail")
+        XCTAssertEqual(names(try context.fetch(busy)), ["zurich loop"])
+        context.rollback()
+    }
 
-        // An AND keeps what SQL can do; limits then apply after the in-memory part.
+    func testLibraryGapsAreEvaluatedInMemory() throws {
+        // Arithmetic on a key path is not translated here (Core Data's store translates it):
+        // an AND keeps what SQL can do; limits then apply after the in-memory part.
         let mixed = request("lengthKm * 2 > 60 AND country.code == 'JP'")
         mixed.fetchLimit = 1
         let (mixedResult, mixedLines) = try capturingSQL { try context.fetch(mixed) }
         XCTAssertEqual(names(mixedResult), ["熊野古道 中辺路"])
         XCTAssertTrue(mixedLines[0].hasSuffix("LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK WHERE  t1.ZCODE = ? ORDER BY t0.Z_PK"), mixedLines[0])
+        XCTAssertFalse(mixedLines.contains { $0.contains("evaluated in memory") }, mixedLines.joined(separator: "\n"))
         XCTAssertEqual(try context.count(for: mixed), 1)
+    }
 
-        let sorted = request()
-        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { a, b in
+    /// An in-memory store evaluates in memory in Core Data: what a SQLite store refuses
+    /// (a block predicate, a comparator) is accepted there, and answered.
+    func testAnInMemoryStoreAcceptsBlocksAndComparators() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: makeTrailheadModel())
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let memory = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        memory.persistentStoreCoordinator = coordinator
+        for (name, length) in [("Laugavegur", 55.0), ("zurich loop", 5.0), ("熊野古道 中辺路", 38.0)] {
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: memory)
+            trail.setValue(name, forKey: "name")
+            trail.setValue(length, forKey: "lengthKm")
+        }
+        try memory.save()
+        let block = request()
+        block.predicate = NSPredicate { object, _ in ((object as? NSManagedObject)?.value(forKey: "lengthKm") as? Double ?? 0) > 30 }
+        block.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { a, b in
             let x = (a as? String)?.count ?? 0, y = (b as? String)?.count ?? 0
             return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         }]
-        sorted.fetchLimit = 2
-        let (sortedResult, sortedLines) = try capturingSQL { try context.fetch(sorted) }
-        XCTAssertEqual(names(sortedResult), ["熊野古道 中辺路", "富士山 吉田ルート"])
-        XCTAssertTrue(sortedLines[0].hasSuffix("FROM ZTRAIL t0 ORDER BY t0.Z_PK"), sortedLines[0])
+        XCTAssertEqual(names(try memory.fetch(block)), ["熊野古道 中辺路", "Laugavegur"])
+        XCTAssertEqual(try memory.count(for: block), 2)
     }
 
     // MARK: What is read
@@ -185,6 +233,31 @@ final class SQLFetchTests: FetchTestCase {
         let loaded = request("lengthKm > 30")
         loaded.returnsObjectsAsFaults = false
         XCTAssertTrue(try context.fetch(loaded).allSatisfy { !$0.isFault })
+    }
+
+    /// A to-many fault fires one statement, as in Core Data: the destination rows by the
+    /// owner's key (`… FROM ZHIKE t0 WHERE  t0.ZTRAIL = ?`), cached, so that the members,
+    /// still faults, fire without SQL.
+    func testAToManyFaultFiresOneStatement() throws {
+        let trail = try context.fetch(request("name == 'Laugavegur'"))[0]
+        _ = trail.value(forKey: "name")
+        let (hikes, lines) = try capturingSQL { (trail.value(forKey: "hikes") as! Set<NSManagedObject>).count }
+        XCTAssertEqual(hikes, 5)
+        XCTAssertEqual(masked(lines), [
+            "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTRAIL, t0.ZDATE, t0.ZDISTANCE, t0.ZNOTES FROM ZHIKE t0 WHERE  t0.ZTRAIL = ?",
+            "CoreData: annotation: sql connection fetch time: #s",
+            "CoreData: annotation: total fetch execution time: #s for 5 rows.",
+        ])
+        let members = trail.value(forKey: "hikes") as! Set<NSManagedObject>
+        XCTAssertTrue(members.allSatisfy(\.isFault))
+        let (distances, firing) = try capturingSQL { members.compactMap { $0.value(forKey: "distance") as? Double }.sorted() }
+        XCTAssertEqual(distances, [4, 8, 12, 16, 20])
+        XCTAssertEqual(firing, [], "the members fire from the rows the fault read")
+        // Many-to-many: through the join table, in one statement too.
+        let hike = members.first { $0.value(forKey: "distance") as? Double == 4 }!
+        let (_, joinLines) = try capturingSQL { (hike.value(forKey: "hikers") as! Set<NSManagedObject>).count }
+        XCTAssertEqual(masked(joinLines).first, "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZAGE, t0.ZNAME FROM ZHIKER t0 JOIN Z_2HIKERS t1 ON t0.Z_PK = t1.Z_3HIKERS WHERE  t1.Z_2HIKES = ?")
+        XCTAssertEqual(masked(joinLines).count, 3)
     }
 
     func testWithoutPropertyValuesEachFaultLoadsItsRow() throws {

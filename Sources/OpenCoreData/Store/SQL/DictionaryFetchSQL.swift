@@ -26,6 +26,14 @@ extension FetchDictionaryResults {
         // Only a SQLite store runs SQL; another (an incremental store) takes the in-memory path.
         guard holding.count == 1, let engine = holding[0].sqliteEngine else { return nil }
         let store = holding[0]
+        // A predicate Core Data's SQLite store refuses raises its exception here too.
+        if store.type == NSSQLiteStoreType, let predicate = request.predicate {
+            do {
+                _ = try engine.translator(for: entity).condition(predicate)
+            } catch let error as SQLUntranslatable {
+                if let exception = error.exception { raiseCoreDataException(exception.name, exception.reason) }
+            }
+        }
         let statement: DictionaryFetchStatement
         do {
             statement = try DictionaryFetchSQL(request: request, entity: entity, engine: engine, typed: typed)

@@ -1,10 +1,31 @@
 import Foundation
 
-/// Why a predicate or sort descriptor (or a part of one) is evaluated in memory instead
-/// of in SQL.
+/// Why a predicate or sort descriptor (or a part of one) is not translated to SQL.
+///
+/// Most reasons are this library's gaps, and the caller evaluates that part in memory.
+/// Some are Core Data's own refusals: its SQLite store raises an exception for them
+/// (`exception`), and so does a fetch from a SQLite store here.
 struct SQLUntranslatable: Error, CustomStringConvertible {
     let reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// The exception Core Data's SQLite store raises for this request, if it raises one.
+    let exception: (name: CoreDataExceptionName, reason: String)?
+
+    init(_ reason: String) {
+        self.reason = reason
+        exception = nil
+    }
+
+    /// A request Core Data's SQL generation refuses, with the exception it raises
+    /// (`NSInvalidArgumentException` for all of them).
+    static func raising(_ reason: String) -> SQLUntranslatable {
+        SQLUntranslatable(reason: reason, exception: (.invalidArgument, reason))
+    }
+
+    private init(reason: String, exception: (name: CoreDataExceptionName, reason: String)?) {
+        self.reason = reason
+        self.exception = exception
+    }
+
     var description: String { reason }
 }
 
@@ -26,7 +47,8 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
 ///   in-memory comparison code, so folding and canonical equivalence are Foundation's.
 /// - Values are bound, never spliced into the text.
 ///
-/// Anything else throws ``SQLUntranslatable``, and the caller evaluates in memory.
+/// Anything else throws ``SQLUntranslatable``: with Core Data's exception where Core Data's
+/// store refuses the request too (the fetch raises it), else the caller evaluates in memory.
 final class PredicateSQLTranslator {
     let schema: StoreSchema
     /// The scope of the fetched rows, alias `t0`.
@@ -74,10 +96,14 @@ final class PredicateSQLTranslator {
     private func translate(_ predicate: NSPredicate, in scope: SQLScope) throws -> SQLFragment {
         switch predicate.kind {
         case .value(let value): return .constant(value)
-        case .block: throw SQLUntranslatable("a block predicate")
+        // Core Data's messages; a block inside a compound is named by the compound.
+        case .block: throw SQLUntranslatable.raising("Unknown predicate type for predicate: \(predicate)")
         case .tree: break
         }
         if let compound = predicate as? NSCompoundPredicate {
+            for part in compound.predicates where !Self.isSQLPredicateKind(part) {
+                throw SQLUntranslatable.raising("Problem with subpredicate \(part)")
+            }
             switch compound.compoundPredicateType {
             case .and: return .compound(try compound.predicates.map { try translate($0, in: scope) }, and: true)
             case .or: return .compound(try compound.predicates.map { try translate($0, in: scope) }, and: false)
@@ -87,7 +113,15 @@ final class PredicateSQLTranslator {
             }
         }
         if let comparison = predicate as? NSComparisonPredicate { return try translate(comparison, in: scope) }
-        throw SQLUntranslatable("a predicate of class \(type(of: predicate))")
+        throw SQLUntranslatable.raising("Unknown predicate type for predicate: \(predicate)")
+    }
+
+    /// Whether Core Data's SQL generation knows the kind of `predicate`: a comparison, a
+    /// compound, or TRUEPREDICATE / FALSEPREDICATE (not a block, not another subclass).
+    private static func isSQLPredicateKind(_ predicate: NSPredicate) -> Bool {
+        if case .block = predicate.kind { return false }
+        if case .value = predicate.kind { return true }
+        return predicate is NSCompoundPredicate || predicate is NSComparisonPredicate
     }
 
     private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
@@ -156,8 +190,9 @@ final class PredicateSQLTranslator {
         default:
             break
         }
-        if case .toMany = left { throw SQLUntranslatable("a to-many key path compared without ANY or ALL") }
-        if case .toMany = right { throw SQLUntranslatable("a to-many key path on the right of \(op)") }
+        // Core Data's store compares a to-many key path only under ANY, ALL or NONE.
+        if case .toMany = left { throw SQLUntranslatable.raising("to-many key not allowed here") }
+        if case .toMany = right { throw SQLUntranslatable.raising("to-many key not allowed here") }
         if case .subquery = left { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
         if case .subquery = right { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
         return try binary(left, op, right, options)
@@ -498,7 +533,7 @@ final class PredicateSQLTranslator {
             }
             if key.hasPrefix("@") { throw SQLUntranslatable("collection operator \(key) on a single object") }
             guard let property = position.entity.propertyTable.byName[key] else {
-                throw SQLUntranslatable("\(position.entity.name ?? "?") has no property \(key)")
+                throw Self.keyPathNotFound(components, in: position.entity)
             }
             if var attribute = property as? NSAttributeDescription {
                 // `address.city` (or `address.geo.lat`): the column of one element of a composite.
@@ -510,7 +545,8 @@ final class PredicateSQLTranslator {
                     guard isLast else { throw SQLUntranslatable("a key path through attribute \(key)") }
                 }
                 guard let column = position.table.column(for: attribute), case .attribute(_, let storage) = column.role else {
-                    throw SQLUntranslatable("attribute \(key) is not stored")
+                    // A transient attribute has no column: Core Data's store does not know the key.
+                    throw Self.keyPathNotFound(components, in: position.entity)
                 }
                 guard let kind = SQLValueKind(storage) else { throw SQLUntranslatable("attribute \(key) of type \(storage)") }
                 return .attribute("\(position.alias).\(column.name)", kind)
@@ -529,6 +565,12 @@ final class PredicateSQLTranslator {
             index += 1
         }
         return .object(position.objectRef)
+    }
+
+    /// Core Data's exception for a key path its store has no column for (a misspelt key,
+    /// a transient attribute): `keypath nmae not found in entity Trail`.
+    private static func keyPathNotFound(_ components: [String], in entity: NSEntityDescription) -> SQLUntranslatable {
+        .raising("keypath \(components.joined(separator: ".")) not found in entity \(entity.name ?? "(null)")")
     }
 
     /// The row an object reference names, joining it in when it is a foreign key.
@@ -584,11 +626,16 @@ final class PredicateSQLTranslator {
     func orderBy(_ descriptors: [NSSortDescriptor]) throws -> String {
         var terms: [String] = []
         for descriptor in descriptors {
-            guard descriptor.block == nil else { throw SQLUntranslatable("a sort descriptor with a comparator") }
+            // Core Data's store sorts only by selector; these are its messages.
+            guard descriptor.block == nil else {
+                throw SQLUntranslatable.raising("unsupported NSSortDescriptor (comparator blocks are not supported)")
+            }
             guard let key = descriptor.key else {
                 throw SQLUntranslatable("a sort descriptor without a key")
             }
-            guard case .attribute(let column, let kind) = try resolve(splitKeyPath(key), from: root.position, in: root) else {
+            let operand = try resolve(splitKeyPath(key), from: root.position, in: root)
+            if case .toMany = operand { throw SQLUntranslatable.raising("to-many key not allowed here") }
+            guard case .attribute(let column, let kind) = operand else {
                 throw SQLUntranslatable("sorting by \(key), which is not an attribute")
             }
             terms.append(try Self.orderTerm(column, kind: kind, key: key, descriptor: descriptor))
