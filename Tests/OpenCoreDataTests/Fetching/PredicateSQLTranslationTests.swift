@@ -174,8 +174,8 @@ final class PredicateSQLTranslationTests: FetchTestCase {
     /// strings of Core Data's NSSQLKeypathExpressionIntermediate, NSSQLGenerator and
     /// NSSQLCompoundWhereIntermediate).
     func testWhatCoreDataRefusesRaises() throws {
-        XCTAssertEqual(try exception(NSPredicate(format: "nickname == 'x'")), "NSInvalidArgumentException: keypath nickname not found in entity Trail")
-        XCTAssertEqual(try exception(NSPredicate(format: "country.nmae == 'x'")), "NSInvalidArgumentException: keypath country.nmae not found in entity Country")
+        XCTAssertEqual(try exception(NSPredicate(format: "nickname == 'x'")), "NSInvalidArgumentException: keypath nickname not found in entity <NSSQLEntity Trail id=4>")
+        XCTAssertEqual(try exception(NSPredicate(format: "country.nmae == 'x'")), "NSInvalidArgumentException: keypath country.nmae not found in entity <NSSQLEntity Trail id=4>")
         XCTAssertEqual(try exception(NSPredicate(format: "hikes.distance > 3")), "NSInvalidArgumentException: to-many key not allowed here")
         let block = NSPredicate { _, _ in true }
         XCTAssertEqual(try exception(block), "NSInvalidArgumentException: Unknown predicate type for predicate: \(block)")
@@ -215,7 +215,7 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertEqual(refusal(NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }),
                        "unsupported NSSortDescriptor (comparator blocks are not supported)")
         XCTAssertEqual(refusal(NSSortDescriptor(key: "hikes.distance", ascending: true)), "to-many key not allowed here")
-        XCTAssertEqual(refusal(NSSortDescriptor(key: "nmae", ascending: true)), "keypath nmae not found in entity Trail")
+        XCTAssertEqual(refusal(NSSortDescriptor(key: "nmae", ascending: true)), "keypath nmae not found in entity <NSSQLEntity Trail id=4>")
         XCTAssertNil(refusal(NSSortDescriptor(key: "photo", ascending: true)))
     }
 

@@ -533,7 +533,7 @@ final class PredicateSQLTranslator {
             }
             if key.hasPrefix("@") { throw SQLUntranslatable("collection operator \(key) on a single object") }
             guard let property = position.entity.propertyTable.byName[key] else {
-                throw Self.keyPathNotFound(components, in: position.entity)
+                throw keyPathNotFound(components)
             }
             if var attribute = property as? NSAttributeDescription {
                 // `address.city` (or `address.geo.lat`): the column of one element of a composite.
@@ -546,7 +546,7 @@ final class PredicateSQLTranslator {
                 }
                 guard let column = position.table.column(for: attribute), case .attribute(_, let storage) = column.role else {
                     // A transient attribute has no column: Core Data's store does not know the key.
-                    throw Self.keyPathNotFound(components, in: position.entity)
+                    throw keyPathNotFound(components)
                 }
                 guard let kind = SQLValueKind(storage) else { throw SQLUntranslatable("attribute \(key) of type \(storage)") }
                 return .attribute("\(position.alias).\(column.name)", kind)
@@ -568,9 +568,13 @@ final class PredicateSQLTranslator {
     }
 
     /// Core Data's exception for a key path its store has no column for (a misspelt key,
-    /// a transient attribute): `keypath nmae not found in entity Trail`.
-    private static func keyPathNotFound(_ components: [String], in entity: NSEntityDescription) -> SQLUntranslatable {
-        .raising("keypath \(components.joined(separator: ".")) not found in entity \(entity.name ?? "(null)")")
+    /// a transient attribute), naming the whole key path and the fetched entity as the
+    /// store knows it, however deep the missing key is: `keypath nmae not found in entity
+    /// <NSSQLEntity Trail id=2>` (crash reports quoted in public issues show both forms,
+    /// e.g. `keypath market.remoteID not found in entity <NSSQLEntity Item id=1>`).
+    private func keyPathNotFound(_ components: [String]) -> SQLUntranslatable {
+        let number = schema.entity(root.entity).map { String($0.number) } ?? "0"
+        return .raising("keypath \(components.joined(separator: ".")) not found in entity <NSSQLEntity \(root.entity.name ?? "(null)") id=\(number)>")
     }
 
     /// The row an object reference names, joining it in when it is a foreign key.
