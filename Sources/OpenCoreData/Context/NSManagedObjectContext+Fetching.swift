@@ -222,8 +222,8 @@ extension NSManagedObjectContext {
     /// comparator). In-memory and binary stores evaluate in memory in Core Data, so they
     /// accept them.
     private func raiseIfCoreDataRefuses(_ error: SQLUntranslatable, in store: NSPersistentStore) {
-        guard let exception = error.exception, store.type == NSSQLiteStoreType else { return }
-        raiseCoreDataException(exception.name, exception.reason)
+        guard store.type == NSSQLiteStoreType else { return }
+        error.raiseIfCoreDataRefuses()
     }
 
     /// The context's inserted, updated and deleted objects of `entity` (and its

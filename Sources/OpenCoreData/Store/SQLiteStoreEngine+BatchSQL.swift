@@ -36,9 +36,11 @@ extension SQLiteStoreEngine {
         if let predicate {
             do {
                 parts.append(try translator.condition(predicate))
-            } catch is SQLUntranslatable {
-                // Core Data's message (reported from apps that hit it, e.g. kean/Pulse#74).
-                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for predicate : (\(predicate.predicateFormat))")
+            } catch let refusal as SQLUntranslatable {
+                // A batch request has no in-memory path: what Core Data refuses raises its own
+                // reason, the rest Core Data's message for a predicate it cannot generate SQL
+                // for (reported from apps that hit it, e.g. kean/Pulse#74).
+                refusal.raiseIfCoreDataRefuses(otherwise: "unimplemented SQL generation for predicate : (\(predicate.predicateFormat))")
             }
         }
         var query = SQLFetchQuery(entity: mapped)
@@ -171,8 +173,8 @@ extension SQLiteStoreEngine {
         if query.limit > 0 || query.offset > 0, let descriptors = fetch.sortDescriptors, !descriptors.isEmpty {
             do {
                 orderBy = try translator.orderBy(descriptors)
-            } catch is SQLUntranslatable {
-                raiseCoreDataException(.invalidArgument, "unimplemented SQL generation for sort descriptors \(descriptors)")
+            } catch let refusal as SQLUntranslatable {
+                refusal.raiseIfCoreDataRefuses(otherwise: "unimplemented SQL generation for sort descriptors \(descriptors)")
             }
             query.joins = translator.rootJoins
         }

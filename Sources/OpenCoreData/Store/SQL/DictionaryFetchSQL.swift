@@ -31,7 +31,7 @@ extension FetchDictionaryResults {
             do {
                 _ = try engine.translator(for: entity).condition(predicate)
             } catch let error as SQLUntranslatable {
-                if let exception = error.exception { raiseCoreDataException(exception.name, exception.reason) }
+                error.raiseIfCoreDataRefuses()
             }
         }
         let statement: DictionaryFetchStatement

@@ -27,6 +27,14 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
     }
 
     var description: String { reason }
+
+    /// Raises Core Data's exception for this refusal when Core Data's store raises one;
+    /// else raises `otherwise` when given (work with no in-memory path, such as a batch
+    /// request), else returns and the caller evaluates in memory.
+    func raiseIfCoreDataRefuses(otherwise fallback: @autoclosure () -> String? = nil) {
+        if let exception { raiseCoreDataException(exception.name, exception.reason) }
+        if let reason = fallback() { raiseCoreDataException(.invalidArgument, reason) }
+    }
 }
 
 /// Translates predicates and sort descriptors into SQL against Core Data's schema, with the
