@@ -153,7 +153,9 @@ final class BatchRequestSQLTests: RequestTestCase {
     }
 
     func testAPredicateSQLCannotExpressRaisesAsCoreDataDoes() throws {
-        // Raising stops the process, as on Apple platforms, so a child process runs it.
+        // Raising stops the process, as on Apple platforms, so a child process runs it. A
+        // block predicate meets the where-clause generation fetches use, so the reason is
+        // the one a fetch raises for it.
         let process = Process()
         process.executableURL = try CrashTests.writerExecutable()
         process.arguments = [storeURL("Raise.sqlite").path, "batch-block-predicate"]
@@ -167,7 +169,7 @@ final class BatchRequestSQLTests: RequestTestCase {
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
         XCTAssertEqual(process.terminationStatus, SIGABRT)
         XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', "
-            + "reason: 'unimplemented SQL generation for predicate : (BLOCKPREDICATE(0x"), text)
+            + "reason: 'Unknown predicate type for predicate: BLOCKPREDICATE(0x"), text)
     }
 
     func testBatchInsertPreparesOneInsertForEveryRowInOneTransaction() throws {
