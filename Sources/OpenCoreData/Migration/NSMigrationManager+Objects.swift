@@ -63,7 +63,8 @@ extension NSMigrationManager: ExpressionMethodTarget {
 
     /// Core Data's three stages, object by object: create the destination instances of
     /// every mapping, then their relationships, then validate and save.
-    func migrateObjects(from sourceURL: URL, sourceOptions: [AnyHashable: Any]?, mapping: NSMappingModel, to destinationURL: URL, type destinationType: String, options destinationOptions: [AnyHashable: Any]?) throws {
+    func migrateObjects(from sourceURL: URL, sourceType: String = NSSQLiteStoreType, sourceOptions: [AnyHashable: Any]?, mapping: NSMappingModel,
+                        to destinationURL: URL, type destinationType: String, options destinationOptions: [AnyHashable: Any]?) throws {
         cancellation = nil
         associations = [:]
         reverseAssociations = [:]
@@ -71,7 +72,7 @@ extension NSMigrationManager: ExpressionMethodTarget {
         var readOnly = sourceOptions ?? [:]
         readOnly[NSReadOnlyPersistentStoreOption] = true
         readOnly[NSMigratePersistentStoresAutomaticallyOption] = false
-        try sourceCoordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: sourceURL, options: readOnly)
+        try sourceCoordinator.addPersistentStore(ofType: sourceType, configurationName: nil, at: sourceURL, options: readOnly)
         let destinationCoordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
         try destinationCoordinator.addPersistentStore(ofType: destinationType, configurationName: nil, at: destinationURL, options: destinationOptions)
         sourceContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -109,6 +109,21 @@ open class NSIncrementalStore: NSPersistentStore {
         throw mustOverride("obtainPermanentIDs(for:)")
     }
 
+    /// The metadata of this store type's file at `url`, without adding the store: what
+    /// ``NSPersistentStoreCoordinator/metadataForPersistentStore(ofType:at:options:)``
+    /// answers for a registered type. Override it to read your format; Core Data's
+    /// documentation says subclasses must.
+    open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw mustOverride("metadataForPersistentStore(with:)", in: self)
+    }
+
+    /// Writes `metadata` into this store type's file at `url`: what
+    /// ``NSPersistentStoreCoordinator/setMetadata(_:forPersistentStoreOfType:at:options:)``
+    /// does for a registered type. Override it to write your format.
+    open override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        throw mustOverride("setMetadata(_:forPersistentStoreAt:)", in: self)
+    }
+
     /// A new store's identifier: a fresh UUID string unless a subclass says otherwise.
     open class func identifierForNewStore(at storeURL: URL) -> Any {
         UUID().uuidString
@@ -155,8 +170,12 @@ open class NSIncrementalStore: NSPersistentStore {
     }
 
     private func mustOverride(_ method: String) -> NSError {
+        Self.mustOverride(method, in: Swift.type(of: self))
+    }
+
+    private static func mustOverride(_ method: String, in storeClass: NSIncrementalStore.Type) -> NSError {
         coreDataError(NSPersistentStoreOperationError, userInfo: [
-            NSLocalizedDescriptionKey: "\(Swift.type(of: self)) does not override \(method), which every NSIncrementalStore subclass must."
+            NSLocalizedDescriptionKey: "\(storeClass) does not override \(method), which every NSIncrementalStore subclass must."
         ])
     }
 }

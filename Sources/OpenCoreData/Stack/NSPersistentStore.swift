@@ -131,6 +131,40 @@ open class NSPersistentStore {
         }
     }
 
+    // MARK: Store files
+
+    /// The metadata of the store file at `url`, read without adding the store. The
+    /// coordinator's ``NSPersistentStoreCoordinator/metadataForPersistentStore(ofType:at:options:)``
+    /// calls it on the class of the type asked for: here, the SQLite and binary stores'.
+    /// An ``NSIncrementalStore`` subclass overrides it to read its own files.
+    ///
+    /// - Throws: 260 (`NSFileReadNoSuchFileError`) when there is no file, 134020 for a
+    ///   database that is not a Core Data store.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        try SQLiteStoreEngine.readMetadata(at: url)
+    }
+
+    /// Replaces the metadata of the store file at `url`, keeping its UUID and type. The
+    /// coordinator's ``NSPersistentStoreCoordinator/setMetadata(_:forPersistentStoreOfType:at:options:)``
+    /// calls it on the class of the type asked for; an ``NSIncrementalStore`` subclass
+    /// overrides it to write its own files.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        let existing = try SQLiteStoreEngine.readMetadata(at: url)
+        let database = try SQLiteDatabase(path: url.path, create: false)
+        defer { database.close() }
+        var updated = metadata ?? [:]
+        updated[NSStoreUUIDKey] = existing[NSStoreUUIDKey]
+        updated[NSStoreTypeKey] = existing[NSStoreTypeKey]
+        try database.execute("BEGIN EXCLUSIVE")
+        do {
+            try StoreMetadata.write(updated, to: database)
+            try database.execute("COMMIT")
+        } catch {
+            database.rollbackQuietly()
+            throw error
+        }
+    }
+
     deinit {
         engine.close()
         if let atomicWorkingURL { try? FileManager.default.removeItem(at: atomicWorkingURL.deletingLastPathComponent()) }

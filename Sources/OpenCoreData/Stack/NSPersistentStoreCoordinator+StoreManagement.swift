@@ -4,14 +4,15 @@ import Foundation
 /// without going around the coordinator.
 extension NSPersistentStoreCoordinator {
     /// The metadata of the store at `url` without adding it: its UUID, type and the
-    /// version hashes of the model that wrote it.
+    /// version hashes of the model that wrote it. For a type registered with
+    /// ``registerStoreClass(_:forStoreType:)``, the registered class reads it
+    /// (``NSPersistentStore/metadataForPersistentStore(with:)``).
     ///
     /// - Throws: 260 (`NSFileReadNoSuchFileError`) when there is no file,
     ///   ``NSPersistentStoreInvalidTypeError`` for a type without files, 134020 for a
     ///   database that is not a Core Data store.
     public class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
-        try checkFileStoreType(storeType)
-        return try SQLiteStoreEngine.readMetadata(at: url)
+        try fileStoreClass(for: storeType).metadataForPersistentStore(with: url)
     }
 
     /// ``metadataForPersistentStore(ofType:at:options:)`` with a store type.
@@ -20,23 +21,10 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Replaces the metadata of the store file at `url`, which must not be added to a
-    /// coordinator. The store's UUID and type stay.
+    /// coordinator. The store's UUID and type stay. A registered type's class writes it
+    /// (``NSPersistentStore/setMetadata(_:forPersistentStoreAt:)``).
     public class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws {
-        try checkFileStoreType(storeType)
-        let existing = try SQLiteStoreEngine.readMetadata(at: url)
-        let database = try SQLiteDatabase(path: url.path, create: false)
-        defer { database.close() }
-        var updated = metadata ?? [:]
-        updated[NSStoreUUIDKey] = existing[NSStoreUUIDKey]
-        updated[NSStoreTypeKey] = existing[NSStoreTypeKey]
-        try database.execute("BEGIN EXCLUSIVE")
-        do {
-            try StoreMetadata.write(updated, to: database)
-            try database.execute("COMMIT")
-        } catch {
-            database.rollbackQuietly()
-            throw error
-        }
+        try fileStoreClass(for: storeType).setMetadata(metadata, forPersistentStoreAt: url)
     }
 
     /// The metadata of `store`, one of this coordinator's stores.
@@ -61,7 +49,7 @@ extension NSPersistentStoreCoordinator {
     ///   the store type cannot be written to a file.
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String) throws -> NSPersistentStore {
         if storeType == NSInMemoryStoreType { return try migratePersistentStoreIntoMemory(store, url: url, options: options) }
-        try Self.checkFileStoreType(storeType)
+        let destinationClass = try Self.fileStoreClass(for: storeType)
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [
                 NSLocalizedDescriptionKey: "Can't migrate the store to \(url.lastPathComponent): a file is already there.",
@@ -69,6 +57,9 @@ extension NSPersistentStoreCoordinator {
             ])
         }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if destinationClass is NSIncrementalStore.Type || store is NSIncrementalStore {
+            return try migratePersistentStoreByObjects(store, to: url, options: options, type: storeType)
+        }
         try store.engine.copyDatabase(to: url)
         do {
             try Self.copyExternalData(from: store.url, to: url)
@@ -102,6 +93,30 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// A copy of `store` made object by object into a new store of `storeType`, added in
+    /// its place: the way between store kinds that share no file format (a custom
+    /// incremental store and SQLite, in either direction). Every object and relationship
+    /// is copied through two contexts (an identity mapping run by ``NSMigrationManager``);
+    /// the copy is removed again when anything fails.
+    private func migratePersistentStoreByObjects(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]?, type storeType: String) throws -> NSPersistentStore {
+        guard let sourceURL = store.url else {
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "Can't migrate a store that has no URL."])
+        }
+        let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
+        do {
+            let manager = NSMigrationManager(sourceModel: managedObjectModel, destinationModel: managedObjectModel)
+            let identity = try NSMappingModel.inferredMappingModel(forSourceModel: managedObjectModel, destinationModel: managedObjectModel)
+            try manager.migrateObjects(from: sourceURL, sourceType: store.type, sourceOptions: store.options, mapping: identity,
+                                       to: url, type: storeType, options: options)
+            let added = try addPersistentStore(ofType: storeType, configurationName: configuration, at: url, options: options)
+            try remove(store)
+            return added
+        } catch {
+            try? Self.removeStoreFiles(at: url)
+            throw error
+        }
+    }
+
     /// ``migratePersistentStore(_:to:options:withType:)`` with a store type.
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, type: NSPersistentStore.StoreType) throws -> NSPersistentStore {
         try migratePersistentStore(store, to: url, options: options, withType: type.rawValue)
@@ -115,10 +130,14 @@ extension NSPersistentStoreCoordinator {
     /// log stays consistent. Remove the destination from any coordinator first: stores
     /// still open on it would keep rows they read before.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String) throws {
-        try Self.checkFileStoreType(storeType)
+        let storeClass = try Self.fileStoreClass(for: storeType)
         guard sourceURL.standardizedFileURL != destinationURL.standardizedFileURL else { return }
-        _ = try SQLiteStoreEngine.readMetadata(at: sourceURL)
+        _ = try storeClass.metadataForPersistentStore(with: sourceURL)
         try FileManager.default.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if storeClass is NSIncrementalStore.Type {
+            try Self.replaceFile(at: destinationURL, with: sourceURL)
+            return
+        }
         let source = try SQLiteDatabase(path: sourceURL.path, create: false)
         defer { source.close() }
         let destination = try SQLiteDatabase(path: destinationURL.path)
@@ -137,7 +156,7 @@ extension NSPersistentStoreCoordinator {
     /// removing it from this coordinator first when it is one of its stores. Deleting a
     /// store that does not exist succeeds.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
-        try Self.checkFileStoreType(storeType)
+        _ = try Self.fileStoreClass(for: storeType)
         if let store = persistentStore(for: url) {
             try remove(store)
             store.engine.close()
@@ -152,11 +171,27 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Files
 
-    /// Store types whose stores are files this coordinator can copy and read.
-    private static func checkFileStoreType(_ storeType: String) throws {
-        guard storeType == NSSQLiteStoreType || storeType == NSBinaryStoreType else {
-            throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
-                NSLocalizedDescriptionKey: "Store type \(storeType) has no store file; use NSSQLiteStoreType or NSBinaryStoreType."
+    /// The class whose class methods read and write store files of `storeType`: the
+    /// built-in SQLite and binary stores', or the class registered for the type.
+    private static func fileStoreClass(for storeType: String) throws -> NSPersistentStore.Type {
+        if storeType == NSSQLiteStoreType || storeType == NSBinaryStoreType { return NSPersistentStore.self }
+        if let registered = RegisteredStoreClasses.storeClass(for: storeType) { return registered }
+        throw coreDataError(NSPersistentStoreInvalidTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "Store type \(storeType) has no store file; use NSSQLiteStoreType, NSBinaryStoreType or a registered store type."
+        ])
+    }
+
+    /// Puts a copy of the file at `source` in place of the file at `destination` in one
+    /// rename, for a registered store type whose store is one file the library cannot
+    /// open itself.
+    private static func replaceFile(at destination: URL, with source: URL) throws {
+        let fresh = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: source, to: fresh)
+        guard rename(fresh.path, destination.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: fresh)
+            throw coreDataError(NSPersistentStoreOperationError, userInfo: [
+                NSLocalizedDescriptionKey: "Could not replace the store file \(destination.lastPathComponent) (errno \(code)).", NSFilePathErrorKey: destination.path,
             ])
         }
     }

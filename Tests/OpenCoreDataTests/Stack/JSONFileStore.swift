@@ -63,8 +63,48 @@ final class JSONFileStore: NSIncrementalStore {
             uuid = NSIncrementalStore.identifierForNewStore(at: url) as! String
             try write()
         }
-        // The type this store was added under (the coordinator sets it before this call).
-        metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: uuid]
+        // The type this store was added under (the coordinator sets it before this call),
+        // and the keys an app set, kept in the file.
+        var loaded = (try? Self.document(at: url)?["metadata"] as? [String: Any]) ?? [:]
+        loaded[NSStoreTypeKey] = type
+        loaded[NSStoreUUIDKey] = uuid
+        metadata = loaded
+    }
+
+    // MARK: The file's metadata, without adding the store
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        guard let document = try document(at: url), let uuid = document["uuid"] as? String else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSFileReadNoSuchFileError, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        var metadata = document["metadata"] as? [String: Any] ?? [:]
+        metadata[NSStoreTypeKey] = Self.type
+        metadata[NSStoreUUIDKey] = uuid
+        return metadata
+    }
+
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        guard var document = try document(at: url) else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSFileReadNoSuchFileError, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        document["metadata"] = appMetadata(metadata ?? [:])
+        try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]).write(to: url, options: .atomic)
+    }
+
+    /// The file's JSON document, `nil` when there is no file.
+    private static func document(at url: URL) throws -> [String: Any]? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard let document = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] else {
+            throw NSError(domain: "JSONFileStore", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(url.lastPathComponent) is not a store file."])
+        }
+        return document
+    }
+
+    /// The metadata keys an app set that JSON can keep (type and UUID live elsewhere).
+    private static func appMetadata(_ metadata: [String: Any]) -> [String: Any] {
+        metadata.filter { key, value in
+            key != NSStoreTypeKey && key != NSStoreUUIDKey && JSONSerialization.isValidJSONObject([value])
+        }
     }
 
     // MARK: Requests
@@ -280,7 +320,7 @@ final class JSONFileStore: NSIncrementalStore {
             for (number, record) in byNumber { entries[String(number)] = ["version": record.version, "values": record.values] }
             records[entityName] = entries
         }
-        let document: [String: Any] = ["uuid": uuid, "nextID": nextID, "objects": records]
+        let document: [String: Any] = ["uuid": uuid, "nextID": nextID, "objects": records, "metadata": Self.appMetadata(metadata ?? [:])]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: url, options: .atomic)
     }
