@@ -15,9 +15,10 @@ import GRDBSQLite
 let subjects: [String: (Phase, URL) throws -> Void] = [
     "sqlite": { try runPhase(RawSQLiteSubject.self, $0, databaseURL: $1) },
     "grdb": { try runPhase(GRDBSubject.self, $0, databaseURL: $1) },
+    "grdb-fast": { try runPhase(GRDBFastSubject.self, $0, databaseURL: $1) },
     "opencoredata": { try runPhase(OpenCoreDataSubject.self, $0, databaseURL: $1) },
 ]
-let order = ["sqlite", "grdb", "opencoredata"]
+let order = ["sqlite", "grdb", "grdb-fast", "opencoredata"]
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -30,7 +31,7 @@ func fail(_ message: String) -> Never {
 }
 
 let usage = """
-    usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,opencoredata]
+    usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
@@ -112,6 +113,11 @@ func measure(_ subject: String, _ phase: Phase, database: URL) throws -> PhaseMe
     return try JSONDecoder().decode(PhaseMeasurement.self, from: Data(line.utf8))
 }
 
+/// The 1-, 5- and 15-minute load averages: how busy the shared machine was.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+let loadAtStart = loadAverage()
 FileHandle.standardError.write("\(ItemValues.count.grouped) rows, \(repetitions) repetitions, subjects: \(only.joined(separator: ", "))\n".data(using: .utf8)!)
 for repetition in 1...repetitions {
     // Rotate the order so that no subject always runs first on a shared machine.
@@ -149,16 +155,16 @@ func median(_ values: [Double]) -> Double {
 }
 func format(_ value: Double, _ digits: Int = 3) -> String { value.isNaN ? "–" : String(format: "%.\(digits)f", value) }
 
-print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); every phase's checksums agreed across subjects in every run.")
+print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); load average \(loadAtStart) at the start, \(loadAverage()) at the end; every phase's checksums agreed across subjects in every run.")
 print("")
-print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | GRDB ÷ SQLite | OCD ÷ SQLite, CPU time | peak MB SQLite / GRDB / OCD |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| phase | SQLite C API (s) | GRDB (s) | GRDB fastest (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | OCD ÷ GRDB fastest | OCD ÷ SQLite, CPU time | peak MB SQLite / GRDB / fastest / OCD |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for phase in Phase.allCases {
     func seconds(_ subject: String, _ value: KeyPath<PhaseMeasurement, Double> = \.seconds) -> Double {
         median(results[subject]?[phase]?.map { $0[keyPath: value] } ?? [])
     }
     func memory(_ subject: String) -> String { format(seconds(subject, \.peakMegabytes), 0) }
-    let floor = seconds("sqlite"), grdb = seconds("grdb"), ours = seconds("opencoredata")
+    let floor = seconds("sqlite"), grdb = seconds("grdb"), fast = seconds("grdb-fast"), ours = seconds("opencoredata")
     let cpuRatio = seconds("opencoredata", \.cpuSeconds) / seconds("sqlite", \.cpuSeconds)
-    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(grdb / floor, 2))× | \(format(cpuRatio, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(ours / fast, 2))× | \(format(cpuRatio, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("grdb-fast")) / \(memory("opencoredata")) |")
 }
