@@ -52,6 +52,9 @@ extension NSManagedObjectContext {
             if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
                 try prefetchRelationships(keyPaths, of: objects)
             }
+            // The objects as the request's type in one cast of the array, rather than one
+            // `Any` per object cast back below (100,000 of them in a large fetch).
+            if let typed = objects as? [T] { return typed }
             results = objects
         }
         }
