@@ -2,10 +2,10 @@ import Foundation
 import GRDBSQLite
 
 // Usage:
-//   core-data-benchmarks [--repeat N] [--rows R] [--only a,b]
+//   core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
 //       runs every subject N times (default 3), each phase of each repetition in a fresh
 //       process, each repetition on fresh files; checks that the subjects' checksums
-//       agree; prints a Markdown table of medians and ratios. --rows (or BENCH_ROWS)
+//       agree; prints Markdown tables of medians and ratios (wall, then CPU time). --rows (or BENCH_ROWS)
 //       changes the 100,000 rows, for profiling.
 //   core-data-benchmarks --object-floor [--repeat N] [--rows R]
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
@@ -154,6 +154,8 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 func format(_ value: Double, _ digits: Int = 3) -> String { value.isNaN ? "–" : String(format: "%.\(digits)f", value) }
+/// `1.23×`, or `–` when a subject was left out (`--only`).
+func ratio(_ value: Double) -> String { value.isNaN ? "–" : format(value, 2) + "×" }
 
 print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); load average \(loadAtStart) at the start, \(loadAverage()) at the end; every phase's checksums agreed across subjects in every run.")
 print("")
@@ -166,5 +168,16 @@ for phase in Phase.allCases {
     func memory(_ subject: String) -> String { format(seconds(subject, \.peakMegabytes), 0) }
     let floor = seconds("sqlite"), grdb = seconds("grdb"), fast = seconds("grdb-fast"), ours = seconds("opencoredata")
     let cpuRatio = seconds("opencoredata", \.cpuSeconds) / seconds("sqlite", \.cpuSeconds)
-    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(ours / fast, 2))× | \(format(cpuRatio, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("grdb-fast")) / \(memory("opencoredata")) |")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(ratio(ours / floor)) | \(ratio(ours / grdb)) | \(ratio(ours / fast)) | \(ratio(cpuRatio)) | \(memory("sqlite")) / \(memory("grdb")) / \(memory("grdb-fast")) / \(memory("opencoredata")) |")
+}
+
+// CPU time, which waiting for other processes on a shared machine does not inflate: on a
+// busy machine, compare these rather than the wall times above.
+print("")
+print("| phase (CPU s, medians) | SQLite C API | GRDB | GRDB fastest | OpenCoreData | OCD ÷ SQLite | OCD ÷ GRDB | OCD ÷ GRDB fastest |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for phase in Phase.allCases {
+    func cpu(_ subject: String) -> Double { median(results[subject]?[phase]?.map(\.cpuSeconds) ?? []) }
+    let floor = cpu("sqlite"), grdb = cpu("grdb"), fast = cpu("grdb-fast"), ours = cpu("opencoredata")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(ratio(ours / floor)) | \(ratio(ours / grdb)) | \(ratio(ours / fast)) |")
 }
