@@ -63,7 +63,8 @@ struct GRDBSubject: Subject {
                 }
             }
             return ItemValues.count
-        case .fetchAll:
+        case .fetchAll, .fetchAllTyped, .fetchBatched, .fetchBatchedRefreshing:
+            // A record type is already typed, and the documented fetch is an array.
             let items = try dbQueue.read { try Item.fetchAll($0) }
             return items.reduce(0) { $0 &+ $1.name.utf8.count &+ Int($1.quantity) }
         case .fetchByID:

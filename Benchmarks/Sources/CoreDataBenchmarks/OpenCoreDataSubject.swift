@@ -11,7 +11,11 @@ struct OpenCoreDataSubject: Subject {
 
     init(databaseURL: URL) throws { url = databaseURL }
 
-    static let model: NSManagedObjectModel = {
+    static let model = makeModel(className: nil)
+    /// The same model with `TypedItem` as the entity's class, for the typed-properties phase.
+    static let typedModel = makeModel(className: String(reflecting: TypedItem.self))
+
+    private static func makeModel(className: String?) -> NSManagedObjectModel {
         func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
             let attribute = NSAttributeDescription()
             attribute.name = name
@@ -20,6 +24,7 @@ struct OpenCoreDataSubject: Subject {
         }
         let item = NSEntityDescription()
         item.name = "Item"
+        if let className { item.managedObjectClassName = className }
         item.properties = [
             attribute("name", .stringAttributeType), attribute("category", .stringAttributeType),
             attribute("price", .doubleAttributeType), attribute("quantity", .integer32AttributeType),
@@ -29,10 +34,10 @@ struct OpenCoreDataSubject: Subject {
         let model = NSManagedObjectModel()
         model.entities = [item]
         return model
-    }()
+    }
 
-    private func makeContainer() throws -> NSPersistentContainer {
-        let container = NSPersistentContainer(name: "Benchmark", managedObjectModel: Self.model)
+    private func makeContainer(model: NSManagedObjectModel = Self.model) throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Benchmark", managedObjectModel: model)
         container.persistentStoreDescriptions.first!.url = url
         var loadError: Error?
         container.loadPersistentStores { _, error in loadError = error }
@@ -60,7 +65,7 @@ struct OpenCoreDataSubject: Subject {
             self.container = container
             return
         }
-        container = try makeContainer()
+        container = try makeContainer(model: phase == .fetchAllTyped ? Self.typedModel : Self.model)
     }
 
     mutating func run(_ phase: Phase) throws -> Int {
@@ -87,6 +92,20 @@ struct OpenCoreDataSubject: Subject {
             return items.reduce(0) { checksum, item in
                 checksum &+ (item.value(forKey: "name") as! String).utf8.count &+ Int(item.value(forKey: "quantity") as! Int32)
             }
+        case .fetchAllTyped:
+            let items = try context.fetch(NSFetchRequest<TypedItem>(entityName: "Item"))
+            return items.reduce(0) { checksum, item in checksum &+ item.name!.utf8.count &+ Int(item.quantity) }
+        case .fetchBatched, .fetchBatchedRefreshing:
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.fetchBatchSize = 20
+            let items = try context.fetch(request)
+            var checksum = 0
+            for item in items {
+                checksum &+= (item.value(forKey: "name") as! String).utf8.count &+ Int(item.value(forKey: "quantity") as! Int32)
+                // What Apple's guides advise for walking many objects: let go of the values read.
+                if phase == .fetchBatchedRefreshing { context.refresh(item, mergeChanges: false) }
+            }
+            return checksum
         case .fetchByID:
             var checksum = 0
             for id in ids {
@@ -111,4 +130,10 @@ struct OpenCoreDataSubject: Subject {
             return items.count
         }
     }
+}
+
+/// The benchmark's entity with typed properties, as an app declares its classes.
+final class TypedItem: NSManagedObject {
+    @Managed var name: String?
+    @Managed var quantity: Int32
 }

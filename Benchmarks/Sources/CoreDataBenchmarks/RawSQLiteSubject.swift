@@ -55,11 +55,33 @@ struct RawSQLiteSubject: Subject {
             }
             try exec(db, "COMMIT")
             return ItemValues.count
-        case .fetchAll:
+        case .fetchAll, .fetchAllTyped:
             var checksum = 0
             try query(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM") { row in
                 let name = String(cString: sqlite3_column_text(row, 3))
                 checksum &+= name.utf8.count &+ Int(sqlite3_column_int64(row, 6))
+            }
+            return checksum
+        case .fetchBatched, .fetchBatchedRefreshing:
+            // What a batched fetch asks of SQLite: every primary key first, then the rows
+            // of each batch of 20 by key.
+            var keys: [Int64] = []
+            try query(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { keys.append(sqlite3_column_int64($0, 0)) }
+            let statement = try prepareStatement(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM WHERE Z_PK IN (" + Array(repeating: "?", count: 20).joined(separator: ", ") + ")")
+            defer { sqlite3_finalize(statement) }
+            var checksum = 0
+            var start = 0
+            while start < keys.count {
+                let batch = keys[start..<min(start + 20, keys.count)]
+                for slot in 0..<20 {
+                    // A short last batch repeats its last key in the unused parameters.
+                    sqlite3_bind_int64(statement, Int32(slot + 1), batch[min(batch.startIndex + slot, batch.endIndex - 1)])
+                }
+                while sqlite3_step(statement) == SQLITE_ROW {
+                    checksum &+= String(cString: sqlite3_column_text(statement, 3)).utf8.count &+ Int(sqlite3_column_int64(statement, 6))
+                }
+                sqlite3_reset(statement)
+                start += batch.count
             }
             return checksum
         case .fetchByID:

@@ -6,6 +6,9 @@ import Foundation
 enum Phase: String, CaseIterable {
     case insert = "insert"
     case fetchAll = "fetch-all"
+    case fetchAllTyped = "fetch-all-typed"
+    case fetchBatched = "fetch-batched"
+    case fetchBatchedRefreshing = "fetch-batched-refresh"
     case fetchByID = "fetch-by-id"
     case updateAll = "update-all"
     case deleteAll = "delete-all"
@@ -15,6 +18,9 @@ enum Phase: String, CaseIterable {
         switch self {
         case .insert: return "insert \(ItemValues.count.grouped) objects (8 attributes) and save"
         case .fetchAll: return "fetch all, read two attributes of each"
+        case .fetchAllTyped: return "fetch all, read them through typed properties"
+        case .fetchBatched: return "fetch all in batches of 20, read two attributes"
+        case .fetchBatchedRefreshing: return "the same, each object turned back into a fault after"
         case .fetchByID: return "fetch \(ItemValues.lookups.grouped) by object ID"
         case .updateAll: return "change one attribute on all and save"
         case .deleteAll: return "delete all and save"

@@ -2,10 +2,10 @@ import Foundation
 import GRDBSQLite
 
 // Usage:
-//   core-data-benchmarks [--repeat N] [--rows R] [--only a,b]
+//   core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
 //       runs every subject N times (default 3), each phase of each repetition in a fresh
 //       process, each repetition on fresh files; checks that the subjects' checksums
-//       agree; prints a Markdown table of medians and ratios. --rows (or BENCH_ROWS)
+//       agree; prints Markdown tables of medians and ratios (wall, then CPU time). --rows (or BENCH_ROWS)
 //       changes the 100,000 rows, for profiling.
 //   core-data-benchmarks --object-floor [--repeat N] [--rows R]
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
@@ -15,9 +15,10 @@ import GRDBSQLite
 let subjects: [String: (Phase, URL) throws -> Void] = [
     "sqlite": { try runPhase(RawSQLiteSubject.self, $0, databaseURL: $1) },
     "grdb": { try runPhase(GRDBSubject.self, $0, databaseURL: $1) },
+    "grdb-fast": { try runPhase(GRDBFastSubject.self, $0, databaseURL: $1) },
     "opencoredata": { try runPhase(OpenCoreDataSubject.self, $0, databaseURL: $1) },
 ]
-let order = ["sqlite", "grdb", "opencoredata"]
+let order = ["sqlite", "grdb", "grdb-fast", "opencoredata"]
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -30,7 +31,7 @@ func fail(_ message: String) -> Never {
 }
 
 let usage = """
-    usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,opencoredata]
+    usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
@@ -112,6 +113,11 @@ func measure(_ subject: String, _ phase: Phase, database: URL) throws -> PhaseMe
     return try JSONDecoder().decode(PhaseMeasurement.self, from: Data(line.utf8))
 }
 
+/// The 1-, 5- and 15-minute load averages: how busy the shared machine was.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+let loadAtStart = loadAverage()
 FileHandle.standardError.write("\(ItemValues.count.grouped) rows, \(repetitions) repetitions, subjects: \(only.joined(separator: ", "))\n".data(using: .utf8)!)
 for repetition in 1...repetitions {
     // Rotate the order so that no subject always runs first on a shared machine.
@@ -148,17 +154,30 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 func format(_ value: Double, _ digits: Int = 3) -> String { value.isNaN ? "–" : String(format: "%.\(digits)f", value) }
+/// `1.23×`, or `–` when a subject was left out (`--only`).
+func ratio(_ value: Double) -> String { value.isNaN ? "–" : format(value, 2) + "×" }
 
-print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); every phase's checksums agreed across subjects in every run.")
+print("\(ItemValues.count.grouped) rows; medians of \(repetitions) runs; SQLite \(String(cString: sqlite3_libversion())); load average \(loadAtStart) at the start, \(loadAverage()) at the end; every phase's checksums agreed across subjects in every run.")
 print("")
-print("| phase | SQLite C API (s) | GRDB (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | GRDB ÷ SQLite | OCD ÷ SQLite, CPU time | peak MB SQLite / GRDB / OCD |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| phase | SQLite C API (s) | GRDB (s) | GRDB fastest (s) | OpenCoreData (s) | OCD ÷ SQLite | OCD ÷ GRDB | OCD ÷ GRDB fastest | OCD ÷ SQLite, CPU time | peak MB SQLite / GRDB / fastest / OCD |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for phase in Phase.allCases {
     func seconds(_ subject: String, _ value: KeyPath<PhaseMeasurement, Double> = \.seconds) -> Double {
         median(results[subject]?[phase]?.map { $0[keyPath: value] } ?? [])
     }
     func memory(_ subject: String) -> String { format(seconds(subject, \.peakMegabytes), 0) }
-    let floor = seconds("sqlite"), grdb = seconds("grdb"), ours = seconds("opencoredata")
+    let floor = seconds("sqlite"), grdb = seconds("grdb"), fast = seconds("grdb-fast"), ours = seconds("opencoredata")
     let cpuRatio = seconds("opencoredata", \.cpuSeconds) / seconds("sqlite", \.cpuSeconds)
-    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(ours)) | \(format(ours / floor, 2))× | \(format(ours / grdb, 2))× | \(format(grdb / floor, 2))× | \(format(cpuRatio, 2))× | \(memory("sqlite")) / \(memory("grdb")) / \(memory("opencoredata")) |")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(ratio(ours / floor)) | \(ratio(ours / grdb)) | \(ratio(ours / fast)) | \(ratio(cpuRatio)) | \(memory("sqlite")) / \(memory("grdb")) / \(memory("grdb-fast")) / \(memory("opencoredata")) |")
+}
+
+// CPU time, which waiting for other processes on a shared machine does not inflate: on a
+// busy machine, compare these rather than the wall times above.
+print("")
+print("| phase (CPU s, medians) | SQLite C API | GRDB | GRDB fastest | OpenCoreData | OCD ÷ SQLite | OCD ÷ GRDB | OCD ÷ GRDB fastest |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for phase in Phase.allCases {
+    func cpu(_ subject: String) -> Double { median(results[subject]?[phase]?.map(\.cpuSeconds) ?? []) }
+    let floor = cpu("sqlite"), grdb = cpu("grdb"), fast = cpu("grdb-fast"), ours = cpu("opencoredata")
+    print("| \(phase.title) | \(format(floor)) | \(format(grdb)) | \(format(fast)) | \(format(ours)) | \(ratio(ours / floor)) | \(ratio(ours / grdb)) | \(ratio(ours / fast)) |")
 }

@@ -536,7 +536,7 @@ open class NSManagedObjectContext {
             object.state.isFault = false
             return
         }
-        var row = store.rowCache.row(for: key)
+        var row = store.rowCache.currentRow(holding: object.state.heldRow, for: key)
         if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
         if row == nil, let fetched = readingStore(for: object.objectID, { try storedRows(for: [key], in: store).first }) {

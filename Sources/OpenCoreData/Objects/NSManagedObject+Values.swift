@@ -114,7 +114,13 @@ extension NSManagedObject {
 
     /// The value of `key` as `T`: what a `@Managed` getter calls. A missing value is `nil`
     /// for optional types and zero or `false` for scalars.
+    ///
+    /// As Core Data's `@NSManaged` accessors do, it reads the stored value between
+    /// `willAccessValue(forKey:)` and `didAccessValue(forKey:)` rather than through
+    /// `value(forKey:)`: an attribute stored as `T` (an `Int32` attribute read as `Int32`)
+    /// comes back without boxing it in an `NSNumber` and casting it back.
     public func managedValue<T>(forKey key: String) -> T {
+        if let direct: T = storedAttributeValue(forKey: key) { return direct }
         let raw = value(forKey: key)
         if let direct = raw as? T { return direct }
         if let stored = primitiveValue(forKey: key), let direct = stored as? T { return direct }
@@ -124,6 +130,24 @@ extension NSManagedObject {
             fatalError("\(entity.name ?? "?").\(key) is nil, but its @Managed property is declared non-optional \(T.self)")
         }
         fatalError("\(entity.name ?? "?").\(key) holds a \(type(of: raw!)), which is not the \(T.self) its @Managed property declares")
+    }
+
+    /// The attribute `key`'s stored value when it is a `T`, read as a `@Managed` getter
+    /// reads it; `nil` for relationships, unknown keys, composites and values of another
+    /// type (and a missing value of a non-optional type), which
+    /// take the key-value coding path (and its conversions and messages).
+    @inline(__always)
+    private func storedAttributeValue<T>(forKey key: String) -> T? {
+        let table = state.values.table
+        // A composite's elements come out converted one by one: that stays with value(forKey:).
+        guard let slot = table.slotByName[key], let attribute = table.all[slot] as? NSAttributeDescription,
+            attribute.attributeType != .compositeAttributeType
+        else { return nil }
+        if state.checksQueue { managedObjectContext?.checkQueue() }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        fulfillFaultIfNeeded()
+        return state.values[slot] as? T
     }
 
     /// Sets `key` to `value`: what a `@Managed` setter calls.

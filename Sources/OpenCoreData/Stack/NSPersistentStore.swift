@@ -210,6 +210,15 @@ final class RowCache {
         return rows[key]
     }
 
+    /// The cached row of `key`: `held` itself when it is still the cache's row for the key
+    /// (the usual case for a fault firing from the row it was fetched with), which costs
+    /// no look-up in a table of every cached row.
+    func currentRow(holding held: StoreRow?, for key: StoreKey) -> StoreRow? {
+        lock.lock(); defer { lock.unlock() }
+        if let held, held.key == key, held.currentIn === self { return held }
+        return rows[key]
+    }
+
     /// The cached rows of `keys`, in order; nil where none is cached.
     func rows(for keys: [StoreKey]) -> [StoreRow?] {
         lock.lock(); defer { lock.unlock() }
@@ -239,8 +248,11 @@ final class RowCache {
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {
-        if let existing = rows[row.key], existing.version == row.version { return existing }
+        let existing = rows[row.key]
+        if let existing, existing.version == row.version { return existing }
+        if let existing, existing.currentIn === self { existing.currentIn = nil }
         rows[row.key] = row
+        row.currentIn = self
         return row
     }
 
@@ -264,7 +276,7 @@ final class RowCache {
             if isKnownUniquelyReferenced(&rows.values[index]) { unheld.append(rows.keys[index]) }
             rows.values.formIndex(after: &index)
         }
-        for key in unheld { rows[key] = nil }
+        for key in unheld { rows.removeValue(forKey: key)?.currentIn = nil }
         // Amortized: the next sweep waits until the cache has doubled again.
         sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }
@@ -278,11 +290,12 @@ final class RowCache {
 
     func remove(_ key: StoreKey) {
         lock.lock(); defer { lock.unlock() }
-        rows[key] = nil
+        if let removed = rows.removeValue(forKey: key), removed.currentIn === self { removed.currentIn = nil }
     }
 
     func removeAll() {
         lock.lock(); defer { lock.unlock() }
+        for row in rows.values where row.currentIn === self { row.currentIn = nil }
         rows.removeAll()
     }
 }

@@ -31,6 +31,10 @@ final class StoreRow {
     /// When the row was read from (or written to) the store, in seconds of system uptime:
     /// what a context's `stalenessInterval` is measured against.
     let timestamp = ProcessInfo.processInfo.systemUptime
+    /// The row cache whose current row for `key` this is, if any: set and cleared by that
+    /// cache under its lock, so that a fault holding this row can fire from it without
+    /// looking its key up (``RowCache/currentRow(holding:for:)``).
+    weak var currentIn: RowCache?
 
     init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey]) {
         self.key = key

@@ -76,6 +76,13 @@ final class TestTrail: NSManagedObject {
         super.awakeFromInsert()
         awakeCount += 1
     }
+    /// The keys announced through willAccessValue(forKey:), when `recordsAccess` is set.
+    var accessedKeys: [String?] = []
+    var recordsAccess = false
+    override func willAccessValue(forKey key: String?) {
+        if recordsAccess { accessedKeys.append(key) }
+        super.willAccessValue(forKey: key)
+    }
 }
 
 /// A temporary directory per test, and containers opening a store in it.

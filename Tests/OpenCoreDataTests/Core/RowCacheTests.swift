@@ -91,6 +91,31 @@ final class RowCacheTests: CoreTestCase {
         assertFiresFromTheCacheAfterASweep(trails, key: "name", in: container)
     }
 
+    /// A fault fires from the row it holds only while that is still the cache's row for its
+    /// key: once another context's save has put a newer row there, the fault fires with the
+    /// newer one, as Core Data fires faults from the row cache's current row.
+    func testAFaultWhoseHeldRowWasReplacedFiresWithTheCachesNewerRow() throws {
+        try saveTrails(3)
+        let container = try openContainer()
+        let faults = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertTrue(faults.allSatisfy(\.isFault))
+        let held = try XCTUnwrap(faults[0].state.heldRow)
+        XCTAssertTrue(held.currentIn === rowCache(of: container), "a fetched fault holds the cache's current row")
+
+        let other = container.newBackgroundContext()
+        try other.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+            request.predicate = NSPredicate(format: "name == %@", "Trail 0")
+            try XCTUnwrap(other.fetch(request).first).setValue("Renamed", forKey: "name")
+            try other.save()
+        }
+        XCTAssertNil(held.currentIn, "the save replaced the held row in the cache")
+        let (name, lines) = capturingSQL { faults[0].value(forKey: "name") as? String }
+        XCTAssertEqual(name, "Renamed", "the fault fired with the cache's newer row, not the one it held")
+        XCTAssertEqual(selects(lines), [], "from the cache, without SQL")
+        XCTAssertEqual(faults[1].value(forKey: "name") as? String, "Trail 1", "an untouched row fires from the row it holds")
+    }
+
     func testRefetchingRefreshingAndOtherContextsKeepTheRowsHeld() throws {
         try saveTrails(30)
         let container = try openContainer()
