@@ -74,14 +74,9 @@ struct GRDBFastSubject: Subject {
     init(databaseURL: URL) throws { path = databaseURL.path }
 
     mutating func prepare(_ phase: Phase) throws {
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+        let dbQueue = try GRDBDatabase.open(path: path)
         self.dbQueue = dbQueue
-        guard phase == .fetchByID else { return }
-        let all = try dbQueue.read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY id") }
-        keys = ItemValues.lookupPositions().map { all[$0] }
+        if phase == .fetchByID { keys = try GRDBDatabase.lookupKeys(in: dbQueue) }
     }
 
     mutating func run(_ phase: Phase) throws -> Int {
@@ -89,17 +84,7 @@ struct GRDBFastSubject: Subject {
         switch phase {
         case .insert:
             try dbQueue.write { db in
-                try db.create(table: "item") { table in
-                    table.autoIncrementedPrimaryKey("id")
-                    table.column("name", .text)
-                    table.column("category", .text)
-                    table.column("price", .double)
-                    table.column("quantity", .integer)
-                    table.column("createdAt", .double)
-                    table.column("isActive", .boolean)
-                    table.column("notes", .text)
-                    table.column("code", .integer)
-                }
+                try GRDBDatabase.createItemTable(in: db, createdAt: .double)
                 for index in 0..<ItemValues.count {
                     var item = Item(id: nil, values: ItemValues(index: index))
                     try item.insert(db)

@@ -25,16 +25,9 @@ struct GRDBSubject: Subject {
     init(databaseURL: URL) throws { path = databaseURL.path }
 
     mutating func prepare(_ phase: Phase) throws {
-        // The durability of the other subjects: WAL, and SQLite's default synchronous=FULL
-        // (GRDB sets no synchronous pragma of its own).
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+        let dbQueue = try GRDBDatabase.open(path: path)
         self.dbQueue = dbQueue
-        guard phase == .fetchByID else { return }
-        let all = try dbQueue.read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY id") }
-        keys = ItemValues.lookupPositions().map { all[$0] }
+        if phase == .fetchByID { keys = try GRDBDatabase.lookupKeys(in: dbQueue) }
     }
 
     mutating func run(_ phase: Phase) throws -> Int {
@@ -42,17 +35,7 @@ struct GRDBSubject: Subject {
         switch phase {
         case .insert:
             try dbQueue.write { db in
-                try db.create(table: "item") { table in
-                    table.autoIncrementedPrimaryKey("id")
-                    table.column("name", .text)
-                    table.column("category", .text)
-                    table.column("price", .double)
-                    table.column("quantity", .integer)
-                    table.column("createdAt", .datetime)
-                    table.column("isActive", .boolean)
-                    table.column("notes", .text)
-                    table.column("code", .integer)
-                }
+                try GRDBDatabase.createItemTable(in: db, createdAt: .datetime)
                 for index in 0..<ItemValues.count {
                     let values = ItemValues(index: index)
                     var item = Item(
@@ -94,5 +77,39 @@ struct GRDBSubject: Subject {
                 return items.count
             }
         }
+    }
+}
+
+/// What both GRDB subjects share: the connection, the table and the keys looked up by ID.
+enum GRDBDatabase {
+    /// A queue with the durability of the other subjects: WAL, and SQLite's default
+    /// synchronous=FULL (GRDB sets no synchronous pragma of its own).
+    static func open(path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// The `item` table; `createdAt` as the subject stores dates (Codable records as
+    /// `.datetime` text, the fast path as seconds).
+    static func createItemTable(in db: Database, createdAt: Database.ColumnType) throws {
+        try db.create(table: "item") { table in
+            table.autoIncrementedPrimaryKey("id")
+            table.column("name", .text)
+            table.column("category", .text)
+            table.column("price", .double)
+            table.column("quantity", .integer)
+            table.column("createdAt", createdAt)
+            table.column("isActive", .boolean)
+            table.column("notes", .text)
+            table.column("code", .integer)
+        }
+    }
+
+    /// The primary keys the fetch-by-ID phase looks up, in the order it looks them up.
+    static func lookupKeys(in dbQueue: DatabaseQueue) throws -> [Int64] {
+        let all = try dbQueue.read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY id") }
+        return ItemValues.lookupPositions().map { all[$0] }
     }
 }
