@@ -45,21 +45,7 @@ extension SavePlan {
     /// holds, which the store's rows already agree with); the rows of objects this save
     /// deletes or moves to new constrained values are judged by their new values.
     func constraintConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> [NSConstraintConflict] {
-        // The slots of each entity's constrained properties; empty for an unconstrained entity.
-        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
-        func slots(of entity: NSEntityDescription) -> [Int] {
-            if let known = constrainedSlots[ObjectIdentifier(entity)] { return known }
-            let table = entity.propertyTable
-            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
-            constrainedSlots[ObjectIdentifier(entity)] = found
-            return found
-        }
-        func changesConstrainedValue(_ object: NSManagedObject) -> Bool {
-            object.state.isInserted || slots(of: object.entity).contains { object.state.changedSlots.contains($0) }
-        }
-        let candidates = (work.inserted + work.updated).filter { object in
-            !object.state.isDeleted && !slots(of: object.entity).isEmpty && changesConstrainedValue(object)
-        }
+        let candidates = constraintCandidates(work)
         guard !candidates.isEmpty else { return [] }
         var groups: [ConstraintGroup] = []
         // Each constraint gets a number once; per object only its values are hashed.
@@ -107,6 +93,42 @@ extension SavePlan {
             conflicts.append(conflict)
         }
         return conflicts
+    }
+
+    /// Whether the save has an object that ``constraintConflicts(_:in:)`` checks.
+    func hasConstraintCandidates(_ work: StoreWork) -> Bool {
+        !constraintCandidates(work, stoppingAtFirst: true).isEmpty
+    }
+
+    /// The inserted and updated objects whose constraints the save must check: those not
+    /// deleted, of an entity with constraints, inserted or with a changed constrained
+    /// property (only the first such object with `stoppingAtFirst`).
+    private func constraintCandidates(_ work: StoreWork, stoppingAtFirst: Bool = false) -> [NSManagedObject] {
+        // The slots of each entity's constrained properties; empty for an unconstrained entity.
+        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
+        var last: (entity: NSEntityDescription, slots: [Int])?  // a save holds long runs of one entity
+        func slots(of entity: NSEntityDescription) -> [Int] {
+            if let last, last.entity === entity { return last.slots }
+            if let known = constrainedSlots[ObjectIdentifier(entity)] {
+                last = (entity, known)
+                return known
+            }
+            let table = entity.propertyTable
+            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
+            constrainedSlots[ObjectIdentifier(entity)] = found
+            last = (entity, found)
+            return found
+        }
+        var candidates: [NSManagedObject] = []
+        for list in [work.inserted, work.updated] {
+            for object in list where !object.state.isDeleted {
+                let constrained = slots(of: object.entity)
+                guard !constrained.isEmpty, object.state.isInserted || constrained.contains(where: { object.state.changedSlots.contains($0) }) else { continue }
+                candidates.append(object)
+                if stoppingAtFirst { return candidates }
+            }
+        }
+        return candidates
     }
 
     /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
