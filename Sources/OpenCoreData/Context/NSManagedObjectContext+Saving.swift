@@ -144,10 +144,15 @@ extension NSManagedObjectContext {
     private func finishSave(_ plan: SavePlan) {
         let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
         reserveRegistryCapacity(insertedNow.count)
+        // Every written object with a temporary ID is in the context's table of temporary
+        // objects: when the counts agree, that table holds nothing else and empties at once.
+        let temporaryCount = plan.writtenRows.reduce(0) { sum, group in sum + group.rows.reduce(0) { $0 + ($1.0.objectID.isTemporaryID ? 1 : 0) } }
+        let temporaryEntriesGone = forgetTemporaryObjects(ifExactly: temporaryCount)
         for (store, rows) in plan.writtenRows {
             for (object, row) in rows {
                 if object.objectID.isTemporaryID {
-                    register(object, permanentID: NSManagedObjectID(store: store, key: row.key, entity: object.entity))
+                    let id = NSManagedObjectID(store: store, key: row.key, entity: object.entity)
+                    register(object, permanentID: id, temporaryEntryGone: temporaryEntriesGone)
                 }
                 object.state.snapshot = row
                 object.state.isInserted = false

@@ -82,8 +82,13 @@ extension SavePlan {
     /// have reverted, deleted or merged some), updating ``updatedObjects``.
     private func currentWork(replacing old: StoreWork, in store: NSPersistentStore) -> StoreWork {
         let coordinator = context.persistentStoreCoordinator
+        var last: (entity: NSEntityDescription, store: NSPersistentStore?)?  // runs of one entity
         func belongs(_ object: NSManagedObject) -> Bool {
-            (object.objectID.persistentStore ?? coordinator?.store(for: object.entity)) === store
+            if let known = object.objectID.persistentStore { return known === store }
+            if let last, last.entity === object.entity { return last.store === store }
+            let found = coordinator?.store(for: object.entity)
+            last = (object.entity, found)
+            return found === store
         }
         var work = StoreWork()
         work.inserted = context.inserted.objects.filter(belongs)
