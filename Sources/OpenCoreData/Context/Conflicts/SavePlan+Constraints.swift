@@ -135,7 +135,7 @@ extension SavePlan {
     private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> [AnyHashable]? {
         var result: [AnyHashable] = []
         for name in names {
-            guard let slot = table.slotByName[name], let value = values[slot] as? AnyHashable else { return nil }
+            guard let slot = table.slotByName[name], let value = hashableValue(values[slot]) else { return nil }
             result.append(value)
         }
         return result
