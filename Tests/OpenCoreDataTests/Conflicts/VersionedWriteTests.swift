@@ -53,7 +53,15 @@ final class VersionedWriteTests: ConflictTestCase {
         ridge.setValue(1.0, forKey: "rating")
         insertHike("Morning", on: nil, into: app)   // a Hike has no constraint to check
 
-        XCTAssertThrowsError(try app.save()) { error in
+        let (failure, lines) = capturingSQL { Result { try app.save() } }
+        // As LinuxDifferences.md says: the first attempt's statements and its ROLLBACK, then
+        // the second attempt (versions read unlogged, the conflicting row fetched), which fails.
+        let log = lines.joined(separator: "\n")
+        XCTAssertEqual(lines.filter { $0 == "CoreData: sql: BEGIN EXCLUSIVE" }.count, 2, log)
+        XCTAssertEqual(lines.filter { $0 == "CoreData: sql: ROLLBACK" }.count, 2, log)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CoreData: sql: UPDATE ZTRAIL SET ZRATING = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?") }.count, 2, log)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT,") && $0.hasSuffix("FROM ZTRAIL t0 WHERE t0.Z_PK = ?") }, log)
+        XCTAssertThrowsError(try failure.get()) { error in
             let error = error as NSError
             XCTAssertEqual(error.code, NSManagedObjectMergeError)
             let list = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict] ?? []
