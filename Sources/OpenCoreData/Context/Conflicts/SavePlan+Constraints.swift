@@ -24,13 +24,28 @@ private struct ConstraintKey: Hashable {
     let names: [String]
 }
 
+/// The values of one constraint in an object or a row. A one-property constraint (most of
+/// them) keeps its value alone, so no array is made and hashed for every object and row.
+private enum ConstraintValues: Hashable {
+    case one(AnyHashable)
+    case many([AnyHashable])
+
+    /// The value of the constraint's property number `index`.
+    subscript(index: Int) -> AnyHashable {
+        switch self {
+        case .one(let value): return value
+        case .many(let values): return values[index]
+        }
+    }
+}
+
 /// The objects of one save that share the values of one constraint.
 private struct ConstraintGroup {
     /// The constraint's number in this save (one per ``ConstraintKey``).
     let constraint: Int
     let declaring: NSEntityDescription
     let names: [String]
-    let values: [AnyHashable]
+    let values: ConstraintValues
     var objects: [NSManagedObject] = []
     var rows: [StoreRow] = []
 }
@@ -50,7 +65,7 @@ extension SavePlan {
         var groups: [ConstraintGroup] = []
         // Each constraint gets a number once; per object only its values are hashed.
         var numbers: [ConstraintKey: Int] = [:]
-        var index: [[[AnyHashable]: Int]] = []  // by constraint number: values → group
+        var index: [[ConstraintValues: Int]] = []  // by constraint number: values → group
         var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String], number: Int)]] = [:]
         func applicable(to entity: NSEntityDescription) -> [(declaring: NSEntityDescription, names: [String], number: Int)] {
             if let known = rules[ObjectIdentifier(entity)] { return known }
@@ -132,13 +147,17 @@ extension SavePlan {
     }
 
     /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
-    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> [AnyHashable]? {
+    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> ConstraintValues? {
+        if names.count == 1 {
+            guard let slot = table.slotByName[names[0]], let value = hashableValue(values[slot]) else { return nil }
+            return .one(value)
+        }
         var result: [AnyHashable] = []
         for name in names {
             guard let slot = table.slotByName[name], let value = hashableValue(values[slot]) else { return nil }
             result.append(value)
         }
-        return result
+        return .many(result)
     }
 
     /// Fills each group's `rows` with the stored rows (other than `excluded`) that have its
@@ -174,7 +193,7 @@ extension SavePlan {
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var lookup: [[AnyHashable]: Int] = [:]
+            var lookup: [ConstraintValues: Int] = [:]
             for position in positions { lookup[groups[position].values] = position }
             for makeCondition in conditions {
                 let mapped = try engine.storeEntity(first.declaring)
