@@ -131,25 +131,36 @@ extension NSManagedObjectContext {
     private func finishSave(_ plan: SavePlan) {
         let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
         reserveRegistryCapacity(insertedNow.count)
-        for (object, row) in plan.writtenRows {
-            if object.objectID.isTemporaryID, let store = plan.store(of: object) {
-                register(object, permanentID: NSManagedObjectID(store: store, key: row.key, entity: object.entity))
+        // Every written object with a temporary ID is in the context's table of temporary
+        // objects: when the counts agree, that table holds nothing else and empties at once.
+        let temporaryCount = plan.writtenRows.reduce(0) { sum, group in sum + group.rows.reduce(0) { $0 + ($1.0.objectID.isTemporaryID ? 1 : 0) } }
+        let temporaryEntriesGone = forgetTemporaryObjects(ifExactly: temporaryCount)
+        for (store, rows) in plan.writtenRows {
+            for (object, row) in rows {
+                if object.objectID.isTemporaryID {
+                    let id = NSManagedObjectID(store: store, key: row.key, entity: object.entity)
+                    register(object, permanentID: id, temporaryEntryGone: temporaryEntriesGone)
+                }
+                object.state.snapshot = row
+                object.state.isInserted = false
+                object.state.isUpdated = false
+                object.state.changedSlots.removeAll()
             }
-            object.state.snapshot = row
-            object.state.isInserted = false
-            object.state.isUpdated = false
-            object.state.changedSlots.removeAll()
         }
         // Derived values the store computed during the save reach the objects holding them.
         for (store, row) in plan.derivedRows {
             guard let object = registeredObject(for: row.key, in: store), !object.state.isFault, !object.state.isDeleted else { continue }
             object.adoptDerivedValues(from: row)
         }
-        let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
-        for object in updated.objects where !written.contains(ObjectIdentifier(object)) {
-            // Only transient properties changed: nothing was written, nothing is pending.
-            object.state.isUpdated = false
-            object.state.changedSlots.removeAll()
+        // Objects that changed only transient properties: nothing was written, nothing is
+        // pending. (Written rows' objects were cleared above, so usually none is left to look up.)
+        let unwritten = updated.objects.filter { $0.state.isUpdated || !$0.state.changedSlots.isEmpty }
+        if !unwritten.isEmpty {
+            let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
+            for object in unwritten where !written.contains(ObjectIdentifier(object)) {
+                object.state.isUpdated = false
+                object.state.changedSlots.removeAll()
+            }
         }
         for object in deletedNow {
             if let key = object.objectID.storeKey { object.objectID.persistentStore?.rowCache.remove(key) }

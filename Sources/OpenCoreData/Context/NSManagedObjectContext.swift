@@ -442,16 +442,26 @@ open class NSManagedObjectContext {
         }
     }
 
-    /// Registers `object` under its new permanent ID.
-    func register(_ object: NSManagedObject, permanentID id: NSManagedObjectID) {
+    /// Registers `object` under its new permanent ID (`temporaryEntryGone`: its temporary
+    /// ID's entry was already removed, by ``forgetTemporaryObjects(ifExactly:)``).
+    func register(_ object: NSManagedObject, permanentID id: NSManagedObjectID, temporaryEntryGone: Bool = false) {
         let previous = ObjectIdentifier(object.objectID)
-        temporaryObjects[previous] = nil
-        if let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
+        if !temporaryEntryGone { temporaryObjects[previous] = nil }
+        if !idsFromChildren.isEmpty, let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
             permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
             store.contextDidRegister(id)
         }
+    }
+
+    /// Empties the table of temporary objects when it holds exactly `count` objects, the
+    /// number a save is about to give permanent IDs (all of them, then): one step instead
+    /// of one removal per object. Returns whether it did.
+    func forgetTemporaryObjects(ifExactly count: Int) -> Bool {
+        guard count > 0, temporaryObjects.count == count else { return false }
+        temporaryObjects.removeAll()
+        return true
     }
 
     /// Registers a fault for an object an ancestor context knows by its temporary ID.

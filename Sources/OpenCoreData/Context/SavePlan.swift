@@ -11,11 +11,10 @@ final class SavePlan {
 
     private var stores: [NSPersistentStore] = []
     private var work: [ObjectIdentifier: StoreWork] = [:]
-    private var storeOfObject: [ObjectIdentifier: NSPersistentStore] = [:]
     /// Keys given to inserted objects in this save, by object.
     private var assignedKeys: [ObjectIdentifier: StoreKey] = [:]
-    /// The rows written, with their objects: the new snapshots once the save commits.
-    private(set) var writtenRows: [(NSManagedObject, StoreRow)] = []
+    /// The rows written, with their objects, by store: the new snapshots once the save commits.
+    private(set) var writtenRows: [(store: NSPersistentStore, rows: [(NSManagedObject, StoreRow)])] = []
     /// Rows read again after the save because the store's triggers wrote derived values in them.
     private(set) var derivedRows: [(store: NSPersistentStore, row: StoreRow)] = []
     /// The updated objects that had persistent changes to write.
@@ -30,16 +29,37 @@ final class SavePlan {
         self.context = context
         self.coordinator = coordinator
         var order: [NSPersistentStore] = []
+        var lists: [StoreWork] = []  // by position in `order`
+        var positions: [ObjectIdentifier: Int] = [:]
+        // A save holds long runs of one entity: its store is looked up once per run.
+        var last: (entity: NSEntityDescription, store: NSPersistentStore)?
         func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
-            guard let store = object.objectID.persistentStore ?? coordinator.store(for: object.entity) else {
+            let store: NSPersistentStore
+            if let known = object.objectID.persistentStore {
+                store = known
+            } else if let last, last.entity === object.entity {
+                store = last.store
+            } else if let found = coordinator.store(for: object.entity) {
+                store = found
+                last = (object.entity, found)
+            } else {
                 throw coreDataError(NSPersistentStoreSaveError, userInfo: [
                     NSLocalizedDescriptionKey: "No persistent store of the coordinator holds the entity \(object.entity.name ?? "(null)"); it cannot be saved.",
                     NSAffectedObjectsErrorKey: [object],
                 ])
             }
-            if work[ObjectIdentifier(store)] == nil { order.append(store) }
-            work[ObjectIdentifier(store), default: StoreWork()][keyPath: path].append(object)
-            storeOfObject[ObjectIdentifier(object)] = store
+            let position: Int
+            if order.last === store {
+                position = order.count - 1
+            } else if let known = positions[ObjectIdentifier(store)] {
+                position = known
+            } else {
+                position = order.count
+                positions[ObjectIdentifier(store)] = position
+                order.append(store)
+                lists.append(StoreWork())
+            }
+            lists[position][keyPath: path].append(object)
         }
         for object in context.inserted.objects { try add(object, \.inserted) }
         for object in context.updated.objects where SavePlan.hasPersistentChanges(object) {
@@ -47,6 +67,7 @@ final class SavePlan {
             updatedObjects.append(object)
         }
         for object in context.deleted.objects where !object.state.isInaccessible { try add(object, \.deleted) }
+        for (store, list) in zip(order, lists) { work[ObjectIdentifier(store)] = list }
         stores = order
         for store in stores where store.isReadOnly {
             throw coreDataError(NSPersistentStoreSaveError, userInfo: [
@@ -55,9 +76,6 @@ final class SavePlan {
             ])
         }
     }
-
-    /// The store `object` is written to.
-    func store(of object: NSManagedObject) -> NSPersistentStore? { storeOfObject[ObjectIdentifier(object)] }
 
     /// Writes every store's rows, each store in one transaction, then updates the row caches.
     func write() throws {
@@ -75,21 +93,29 @@ final class SavePlan {
                     derivedRows += store.rowCache.store(fresh).map { (store, $0) }
                 }
             }
-            writtenRows += rows
+            writtenRows.append((store, rows))
         }
     }
 
     /// Writes the work for a SQL store in its open transaction; conflicts are found and
-    /// settled first, while the transaction holds the store's write lock.
-    func write(to store: NSPersistentStore, in transaction: SQLiteSaveTransaction) throws -> [(NSManagedObject, StoreRow)] {
-        let storeWork = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store)
-        work[ObjectIdentifier(store)] = storeWork
-        return try write(storeWork, to: store, in: transaction)
+    /// settled first, while the transaction holds the store's write lock (by reading the
+    /// versions when `readingVersions` or a constraint needs them, else by the versioned
+    /// writes themselves).
+    func write(to store: NSPersistentStore, in transaction: SQLiteSaveTransaction, readingVersions: Bool) throws -> [(NSManagedObject, StoreRow)] {
+        let resolved = try resolveConflicts(work[ObjectIdentifier(store)]!, in: store, readingVersions: readingVersions)
+        work[ObjectIdentifier(store)] = resolved.work
+        return try write(resolved.work, to: store, in: transaction, versionsChecked: resolved.versionsChecked)
     }
 
-    private func write(_ storeWork: StoreWork, to store: NSPersistentStore, in transaction: SQLiteSaveTransaction) throws -> [(NSManagedObject, StoreRow)] {
+    /// Writes the rows of `storeWork`. Updates and deletions of rows whose version the
+    /// objects know are versioned: when `versionsChecked` is false (no version was read
+    /// first), a row they miss throws ``StaleRowVersion``; after the check, an update that
+    /// still misses fails the save with its conflicts, and a deletion of a row already gone
+    /// is nothing to disagree about.
+    private func write(_ storeWork: StoreWork, to store: NSPersistentStore, in transaction: SQLiteSaveTransaction, versionsChecked: Bool) throws -> [(NSManagedObject, StoreRow)] {
         let engine = store.engine
         // Keys first, so rows can point at objects inserted in the same save.
+        assignedKeys.reserveCapacity(assignedKeys.count + storeWork.inserted.count)
         for (entity, group) in SavePlan.byEntity(storeWork.inserted.filter { $0.objectID.isTemporaryID }) {
             let keys = try transaction.allocatePrimaryKeys(for: entity, count: group.count)
             let number = engine.entityNumber(for: entity)
@@ -99,7 +125,9 @@ final class SavePlan {
         }
         // Deletions first: a row may take over a unique value a deleted row had.
         for object in storeWork.deleted where !object.state.isInaccessible {
-            if let key = object.objectID.storeKey { try transaction.delete(key) }
+            guard let key = object.objectID.storeKey else { continue }
+            let deleted = try transaction.delete(key, expectedVersion: object.state.snapshot?.version)
+            if !deleted, !versionsChecked, object.state.snapshot != nil { throw StaleRowVersion() }
         }
         var rows: [(NSManagedObject, StoreRow)] = []
         for object in storeWork.inserted {
@@ -113,8 +141,10 @@ final class SavePlan {
             let row = makeRow(object, key: committed.key, version: committed.version + 1)
             if try transaction.update(row, expectedVersion: committed.version, changedSlots: object.state.changedSlots) {
                 rows.append((object, row))
-            } else {
+            } else if versionsChecked {
                 conflicts.append(object)
+            } else {
+                throw StaleRowVersion()
             }
         }
         if !conflicts.isEmpty {

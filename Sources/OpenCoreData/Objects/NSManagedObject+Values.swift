@@ -312,11 +312,23 @@ extension Decimal: ManagedScalar {
     public static var managedZero: Decimal { 0 }
 }
 
+/// `value as? AnyHashable`; a Swift string is wrapped directly, without the runtime's
+/// search for its conformance (the same result).
+func hashableValue(_ value: Any?) -> AnyHashable? {
+    guard let value else { return nil }
+    if type(of: value) == String.self { return AnyHashable(value as! String) }
+    return value as? AnyHashable
+}
+
 /// Whether two stored values are the same, for change detection.
 func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     switch (a, b) {
     case (nil, nil): return true
     case (nil, _), (_, nil): return false
+    case let (x?, y?) where type(of: x) == String.self && type(of: y) == String.self:
+        // Two Swift strings, without the runtime's cast to AnyHashable (which would
+        // compare them with == as well).
+        return (x as! String) == (y as! String)
     case let (x as AnyHashable, y as AnyHashable): return x == y
     case let (x as AnyObject, y as AnyObject): return x === y
     }

@@ -32,6 +32,7 @@ final class SQLiteSaveTransaction {
         /// UPDATE statements by the positions (in `plan.slots`) of the columns they set.
         var updates: [[Int]: (slots: [WriteSlot], statement: SQLiteStatement)] = [:]
         var delete: SQLiteStatement?
+        var versionedDelete: SQLiteStatement?
 
         init(mapped: StoreEntity, plan: WritePlan) {
             self.mapped = mapped
@@ -146,22 +147,39 @@ final class SQLiteSaveTransaction {
 
     /// Deletes the row, its join-table rows, and (at commit) its external data files.
     func delete(_ key: StoreKey) throws {
+        _ = try delete(key, expectedVersion: nil)
+    }
+
+    /// Deletes the row, its join-table rows, and (at commit) its external data files; with
+    /// `expectedVersion`, only if the stored Z_OPT equals it (Core Data's
+    /// `DELETE FROM ZX WHERE Z_PK = ? AND Z_OPT = ?`). Returns whether a row was deleted:
+    /// false when the row is gone or, with a version, moved on (optimistic locking).
+    func delete(_ key: StoreKey, expectedVersion: Int64?) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: key.entityNumber)
         let plan = writer.plan
-        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: nil) {
+        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: expectedVersion) {
             for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         try history?.recordDelete(key)
-        let statement = try prepared(&writer.delete, plan.deleteSQL)
-        statement.bindKey(key.primaryKey, at: 1)
+        let statement: SQLiteStatement
+        if let expectedVersion {
+            statement = try prepared(&writer.versionedDelete, plan.versionedDeleteSQL)
+            statement.bindKey(key.primaryKey, at: 1)
+            statement.bindKey(expectedVersion, at: 2)
+        } else {
+            statement = try prepared(&writer.delete, plan.deleteSQL)
+            statement.bindKey(key.primaryKey, at: 1)
+        }
         try statement.execute()
+        let deleted = statement.changes == 1
         for sql in plan.unlinkSQL {
             try database.withStatement(sql) { unlink in
                 unlink.bindKey(key.primaryKey, at: 1)
                 try unlink.execute()
             }
         }
+        return deleted
     }
 
     /// The writer of entity number `number`.

@@ -58,11 +58,20 @@ extension SQLiteStoreEngine: PersistentStoreEngine {
     /// One SQL transaction: conflicts are found and settled while it holds the store's
     /// write lock, then the rows are written.
     func save(_ plan: SavePlan, to store: NSPersistentStore) throws -> StoreSaveResult {
-        _ = derivedValueReports.drain()
-        var rows: [(NSManagedObject, StoreRow)] = []
-        try performSave { transaction in
-            rows = try plan.write(to: store, in: transaction)
+        var readingVersions = false
+        while true {
+            _ = derivedValueReports.drain()
+            var rows: [(NSManagedObject, StoreRow)] = []
+            do {
+                try performSave { transaction in
+                    rows = try plan.write(to: store, in: transaction, readingVersions: readingVersions)
+                }
+                return StoreSaveResult(rows: rows, derivedKeys: derivedValueReports.drain())
+            } catch is StaleRowVersion where !readingVersions {
+                // A row moved on since it was read: rolled back, nothing changed. Again,
+                // reading the versions first, so the merge policy sees the conflicts.
+                readingVersions = true
+            }
         }
-        return StoreSaveResult(rows: rows, derivedKeys: derivedValueReports.drain())
     }
 }

@@ -60,6 +60,9 @@ struct WritePlan {
     let externalColumns: [String]
     /// `DELETE FROM ZX WHERE Z_PK = ?`.
     let deleteSQL: String
+    /// `DELETE FROM ZX WHERE Z_PK = ? AND Z_OPT = ?`: Core Data's delete of a row whose
+    /// version the object knows, which deletes nothing when the row moved on.
+    let versionedDeleteSQL: String
     /// `DELETE FROM Z_5TAGS WHERE Z_5NOTES = ?` for each join-table column, and
     /// `UPDATE ZX SET Z5ITEMS = NULL WHERE Z5ITEMS = ?` for each hidden to-many key, that
     /// may hold a key of the entity.
@@ -146,6 +149,7 @@ struct StorePlans {
             slots: columns.map { byColumn[$0]! },
             externalColumns: entity.attributes.filter { $0.storage == .externalBinary }.map { table.columns[$0.column].name },
             deleteSQL: "DELETE FROM \(table.name) WHERE Z_PK = ?",
+            versionedDeleteSQL: "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_OPT = ?",
             unlinkSQL: schema.joinTableColumns(referencing: entity).map { "DELETE FROM \($0.table.name) WHERE \($0.column) = ?" }
                 + schema.toManyKeyColumns(referencing: entity).map { "UPDATE \($0.table.name) SET \($0.column) = NULL WHERE \($0.column) = ?" })
         writes[entity.number] = plan

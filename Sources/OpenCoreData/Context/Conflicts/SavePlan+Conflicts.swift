@@ -3,12 +3,24 @@ import Foundation
 extension SavePlan {
     /// Finds the save's optimistic-locking conflicts, then its uniqueness-constraint
     /// conflicts, and lets the context's merge policy settle each kind (Core Data's order:
-    /// locking first). Returns the work left to write once the policy changed the objects.
+    /// locking first). Returns the work left to write once the policy changed the objects,
+    /// and whether the rows' versions were read (`versionsChecked`).
     ///
     /// Runs inside the store's write transaction, so the rows read here are the rows the
     /// writes will meet.
-    /// Uniqueness constraints are checked in SQL, so not for an incremental store
-    /// (`checkingConstraints` false).
+    ///
+    /// Unless `readingVersions`, a save with no constraint to check reads no versions: no
+    /// policy would change an object before the writes, so the versioned `UPDATE` and
+    /// `DELETE` (`… WHERE Z_PK = ? AND Z_OPT = ?`) find the locking conflicts themselves,
+    /// as Core Data's do. A row they miss throws ``StaleRowVersion``, and the save starts
+    /// again reading the versions first (see ``SQLiteStoreEngine/save(_:to:)``).
+    func resolveConflicts(_ work: StoreWork, in store: NSPersistentStore, readingVersions: Bool) throws -> (work: StoreWork, versionsChecked: Bool) {
+        guard readingVersions || hasConstraintCandidates(work) else { return (work, false) }
+        return (try resolveConflicts(work, in: store), true)
+    }
+
+    /// Conflicts found with the versions read first. Uniqueness constraints are checked in
+    /// SQL, so not for an incremental store (`checkingConstraints` false).
     func resolveConflicts(_ work: StoreWork, in store: NSPersistentStore, checkingConstraints: Bool = true) throws -> StoreWork {
         var work = work
         let policy = context.effectiveMergePolicy
@@ -71,8 +83,13 @@ extension SavePlan {
     /// have reverted, deleted or merged some), updating ``updatedObjects``.
     private func currentWork(replacing old: StoreWork, in store: NSPersistentStore) -> StoreWork {
         let coordinator = context.persistentStoreCoordinator
+        var last: (entity: NSEntityDescription, store: NSPersistentStore?)?  // runs of one entity
         func belongs(_ object: NSManagedObject) -> Bool {
-            (object.objectID.persistentStore ?? coordinator?.store(for: object.entity)) === store
+            if let known = object.objectID.persistentStore { return known === store }
+            if let last, last.entity === object.entity { return last.store === store }
+            let found = coordinator?.store(for: object.entity)
+            last = (object.entity, found)
+            return found === store
         }
         var work = StoreWork()
         work.inserted = context.inserted.objects.filter(belongs)
@@ -84,6 +101,11 @@ extension SavePlan {
         return work
     }
 }
+
+/// Thrown inside a save that did not read versions first when a versioned write meets a
+/// row that moved on or is gone; the save rolls back and starts again reading them. Never
+/// leaves ``SavePlan/write()``.
+struct StaleRowVersion: Error {}
 
 extension NSManagedObjectContext {
     /// ``mergePolicy`` as a policy object (the error policy for anything else).

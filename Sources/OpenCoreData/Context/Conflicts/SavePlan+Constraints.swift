@@ -24,13 +24,28 @@ private struct ConstraintKey: Hashable {
     let names: [String]
 }
 
+/// The values of one constraint in an object or a row. A one-property constraint (most of
+/// them) keeps its value alone, so no array is made and hashed for every object and row.
+private enum ConstraintValues: Hashable {
+    case one(AnyHashable)
+    case many([AnyHashable])
+
+    /// The value of the constraint's property number `index`.
+    subscript(index: Int) -> AnyHashable {
+        switch self {
+        case .one(let value): return value
+        case .many(let values): return values[index]
+        }
+    }
+}
+
 /// The objects of one save that share the values of one constraint.
 private struct ConstraintGroup {
     /// The constraint's number in this save (one per ``ConstraintKey``).
     let constraint: Int
     let declaring: NSEntityDescription
     let names: [String]
-    let values: [AnyHashable]
+    let values: ConstraintValues
     var objects: [NSManagedObject] = []
     var rows: [StoreRow] = []
 }
@@ -45,26 +60,12 @@ extension SavePlan {
     /// holds, which the store's rows already agree with); the rows of objects this save
     /// deletes or moves to new constrained values are judged by their new values.
     func constraintConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> [NSConstraintConflict] {
-        // The slots of each entity's constrained properties; empty for an unconstrained entity.
-        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
-        func slots(of entity: NSEntityDescription) -> [Int] {
-            if let known = constrainedSlots[ObjectIdentifier(entity)] { return known }
-            let table = entity.propertyTable
-            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
-            constrainedSlots[ObjectIdentifier(entity)] = found
-            return found
-        }
-        func changesConstrainedValue(_ object: NSManagedObject) -> Bool {
-            object.state.isInserted || slots(of: object.entity).contains { object.state.changedSlots.contains($0) }
-        }
-        let candidates = (work.inserted + work.updated).filter { object in
-            !object.state.isDeleted && !slots(of: object.entity).isEmpty && changesConstrainedValue(object)
-        }
+        let candidates = constraintCandidates(work)
         guard !candidates.isEmpty else { return [] }
         var groups: [ConstraintGroup] = []
         // Each constraint gets a number once; per object only its values are hashed.
         var numbers: [ConstraintKey: Int] = [:]
-        var index: [[[AnyHashable]: Int]] = []  // by constraint number: values → group
+        var index: [[ConstraintValues: Int]] = []  // by constraint number: values → group
         var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String], number: Int)]] = [:]
         func applicable(to entity: NSEntityDescription) -> [(declaring: NSEntityDescription, names: [String], number: Int)] {
             if let known = rules[ObjectIdentifier(entity)] { return known }
@@ -109,14 +110,54 @@ extension SavePlan {
         return conflicts
     }
 
+    /// Whether the save has an object that ``constraintConflicts(_:in:)`` checks.
+    func hasConstraintCandidates(_ work: StoreWork) -> Bool {
+        !constraintCandidates(work, stoppingAtFirst: true).isEmpty
+    }
+
+    /// The inserted and updated objects whose constraints the save must check: those not
+    /// deleted, of an entity with constraints, inserted or with a changed constrained
+    /// property (only the first such object with `stoppingAtFirst`).
+    private func constraintCandidates(_ work: StoreWork, stoppingAtFirst: Bool = false) -> [NSManagedObject] {
+        // The slots of each entity's constrained properties; empty for an unconstrained entity.
+        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
+        var last: (entity: NSEntityDescription, slots: [Int])?  // a save holds long runs of one entity
+        func slots(of entity: NSEntityDescription) -> [Int] {
+            if let last, last.entity === entity { return last.slots }
+            if let known = constrainedSlots[ObjectIdentifier(entity)] {
+                last = (entity, known)
+                return known
+            }
+            let table = entity.propertyTable
+            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
+            constrainedSlots[ObjectIdentifier(entity)] = found
+            last = (entity, found)
+            return found
+        }
+        var candidates: [NSManagedObject] = []
+        for list in [work.inserted, work.updated] {
+            for object in list where !object.state.isDeleted {
+                let constrained = slots(of: object.entity)
+                guard !constrained.isEmpty, object.state.isInserted || constrained.contains(where: { object.state.changedSlots.contains($0) }) else { continue }
+                candidates.append(object)
+                if stoppingAtFirst { return candidates }
+            }
+        }
+        return candidates
+    }
+
     /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
-    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> [AnyHashable]? {
+    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> ConstraintValues? {
+        if names.count == 1 {
+            guard let slot = table.slotByName[names[0]], let value = hashableValue(values[slot]) else { return nil }
+            return .one(value)
+        }
         var result: [AnyHashable] = []
         for name in names {
-            guard let slot = table.slotByName[name], let value = values[slot] as? AnyHashable else { return nil }
+            guard let slot = table.slotByName[name], let value = hashableValue(values[slot]) else { return nil }
             result.append(value)
         }
-        return result
+        return .many(result)
     }
 
     /// Fills each group's `rows` with the stored rows (other than `excluded`) that have its
@@ -152,7 +193,7 @@ extension SavePlan {
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var lookup: [[AnyHashable]: Int] = [:]
+            var lookup: [ConstraintValues: Int] = [:]
             for position in positions { lookup[groups[position].values] = position }
             for makeCondition in conditions {
                 let mapped = try engine.storeEntity(first.declaring)
