@@ -468,7 +468,7 @@ final class PredicateSQLTranslator {
     // MARK: Operands
 
     /// What an expression stands for in SQL.
-    private func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
+    func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
         switch expression.node {
         case .constant(let value):
             return .constant(value)
@@ -477,7 +477,11 @@ final class PredicateSQLTranslator {
         case .keyPath(_, let components):
             return try resolve(components, from: scope.position, in: scope)
         case .variable(let name):
-            guard let bound = scope.scope(forVariable: name) else { throw SQLUntranslatable("variable $\(name) is not substituted") }
+            // Core Data's message (NSSQLVariableExpressionIntermediate) for a variable no
+            // SUBQUERY binds: the fetch request's predicate was not given its values.
+            guard let bound = scope.scope(forVariable: name) else {
+                throw SQLUntranslatable.raising("unable to resolve variable expression: \(expression)")
+            }
             return .object(bound.position.objectRef)
         case .subquery(let collection, let variable, let predicate):
             return .subquery(collection, variable, predicate)
@@ -496,6 +500,12 @@ final class PredicateSQLTranslator {
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
+        case .function(let name, let target, let arguments) where !Self.isConstant(expression):
+            // `FUNCTION(x, 'selector')`: Core Data's store knows no selector of an object.
+            if target != nil, !ExpressionFunctions.isKnown(name) {
+                throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)
+            }
+            return try functionOperand(name, arguments, in: scope)
         default:
             if Self.isConstant(expression) {
                 return .constant(expression.value(of: nil, PredicateEvaluationContext(variables: [:])))
