@@ -266,12 +266,8 @@ final class PredicateSQLTranslator {
             case .like:
                 return SQLFragment(" NSCoreDataLike( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             case .matches:
-                if case .constant(let pattern) = right, let text = pattern.flatMap({ PredicateValues.string($0) }) {
-                    let stripped = PredicateStrings.fold(text, options.subtracting(.caseInsensitive))
-                    if (try? PredicateStrings.regularExpression(stripped, caseInsensitive: options.contains(.caseInsensitive))) == nil {
-                        throw SQLUntranslatable("an invalid regular expression")
-                    }
-                }
+                // An invalid pattern raises when the first row with a value is matched, as
+                // Core Data's NSCoreDataMatches does.
                 return SQLFragment(" NSCoreDataMatches( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             default:
                 throw SQLUntranslatable("operator \(op) on strings")
