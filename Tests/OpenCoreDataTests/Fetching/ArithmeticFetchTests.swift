@@ -61,6 +61,23 @@ final class ArithmeticFetchTests: FetchTestCase {
         XCTAssertEqual(result.fetch, ["Ridge"])
     }
 
+    /// `sum:`, `count:`, `max:` of a to-many key path are correlated subqueries, as the
+    /// collection operators `@sum`, `@count`, `@max` are.
+    func testAggregateFunctionsOfAToManyKeyPath() throws {
+        let ridge = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first { $0.value(forKey: "name") as? String == "Ridge" }!
+        for distance in [3.0, 4.0] {
+            fixture.insert("Hike", ["distance": distance]).setValue(ridge, forKey: "trail")
+        }
+        try context.save()
+        let sum = try answers("sum:(hikes.distance) > 5", where: "(SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?")
+        XCTAssertEqual(sum.fetch, ["Ridge"])
+        XCTAssertEqual(sum.memory, ["Ridge"])
+        let none = try answers("count:(hikes) == 0", where: "(SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) = ?")
+        XCTAssertEqual(none.fetch, ["Coast", "Unrated"])
+        XCTAssertEqual(none.memory, ["Coast", "Unrated"])
+        XCTAssertEqual(try answers("max:(hikes.distance) == 4", where: "(SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1").fetch, ["Ridge"])
+    }
+
     func testFunctionsCoreDataWritesInSQL() throws {
         XCTAssertEqual(try answers("abs(rating - 4) <= 1", where: "abs((t0.ZRATING - ?)) <= ?").fetch, ["Ridge"])
         XCTAssertEqual(try answers("uppercase(name) == 'COAST'", where: "NSCoreDataToUpper(t0.ZNAME) = ?").fetch, ["Coast"])

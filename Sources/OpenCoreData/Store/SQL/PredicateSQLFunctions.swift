@@ -21,8 +21,15 @@ extension PredicateSQLTranslator {
         "uppercase:": "NSCoreDataToUpper(", "lowercase:": "NSCoreDataToLower(",
     ]
 
+    /// Aggregate functions of a to-many key path, computed as the collection operators
+    /// are (`sum:(hikes.distance)` as `hikes.@sum.distance`): a correlated subquery.
+    static let aggregateFunctionOperators: [String: String] = [
+        "sum:": "@sum", "count:": "@count", "min:": "@min", "max:": "@max",
+    ]
+
     /// Functions Core Data's store translates that this library still evaluates in memory
-    /// (aggregates of a collection, a cast, an index), so they raise nothing.
+    /// (`average:`, a cast, an index, aggregates of anything but a to-many key path), so
+    /// they raise nothing.
     static let functionsLeftToMemory: Set<String> = [
         "sum:", "count:", "min:", "max:", "average:", "castObject:toType:", "objectFrom:withIndex:",
     ]
@@ -55,6 +62,12 @@ extension PredicateSQLTranslator {
             }
             if let argumentKind = x.kind, argumentKind != kind { throw SQLUntranslatable("\(name) of a \(argumentKind) value") }
             return .scalar(SQLFragment(prefix + x.sql.sql + ")", x.sql.binds), kind, nullable: x.nullable)
+        }
+        if let collectionOperator = Self.aggregateFunctionOperators[name], arguments.count == 1,
+            case .toMany(let from, let relationship, let rest) = try operand(arguments[0], in: scope),
+            rest.count == (name == "count:" ? 0 : 1)
+        {
+            return try toMany(from: from, relationship, [collectionOperator] + rest, in: scope)
         }
         if Self.functionsLeftToMemory.contains(name) { throw SQLUntranslatable("function \(name)") }
         throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)

@@ -428,7 +428,7 @@ final class PredicateSQLTranslator {
 
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` of a to-many relationship; a path
     /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``.
-    private func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
+    func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
         guard let first = rest.first, first.hasPrefix("@") else { return .toMany(position, relationship, rest) }
         let sub = try enter(relationship, from: position, in: scope, variable: nil)
         let function: String
