@@ -204,6 +204,9 @@ final class PredicateSQLTranslationTests: FetchTestCase {
                       binds: ["86400", "(timestamp)172800.000000"])
         try assertSQL("hikes.@count * 2 > rating", [], " ((SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) * ?) > t0.ZRATING", binds: ["2"])
         try assertSQL("rating + nil > 1", [], " (t0.ZRATING + NULL) > ?", binds: ["1"])
+        // A Decimal constant is bound as a number: a whole one as an integer, else a double.
+        try assertSQL("lengthKm > %@", [Decimal(string: "2.5")!], " t0.ZLENGTHKM > ?", binds: ["2.5"])
+        try assertSQL("rating == %@", [Decimal(4)], " t0.ZRATING = ?", binds: ["4"])
         // Aggregate functions of a to-many key path are its collection operators.
         try assertSQL("sum:(hikes.distance) >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
         try assertSQL("count:(hikes) > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])

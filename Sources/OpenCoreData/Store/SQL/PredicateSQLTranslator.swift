@@ -700,7 +700,10 @@ final class PredicateSQLTranslator {
             case .double(let double): return .bound(.real(double))
             case .decimal(let decimal):
                 if let int = Int64(exactly: NSDecimalNumber(decimal: decimal).doubleValue), Decimal(int) == decimal { return .bound(.integer(int)) }
-                throw SQLUntranslatable("a decimal constant")
+                // Bound as the number column's double, as an NSDecimalNumber (objCType "d")
+                // is bound for a Double or Float attribute.
+                guard !decimal.isNaN else { throw SQLUntranslatable("a decimal constant that is not a number") }
+                return .bound(.real(NSDecimalNumber(decimal: decimal).doubleValue))
             }
         case .date:
             return PredicateValues.date(value).map { .bound(.timestamp($0.timeIntervalSinceReferenceDate)) } ?? .mismatch
