@@ -15,7 +15,8 @@ let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
 // A second argument: "history" saves the same way with persistent history tracking on, and
 // upserts Tally rows under object trump in each save;
 // "churn N" runs the multi-process history test's writer (ChurnWriter.swift);
-// "batch-block-predicate" runs a batch update SQL cannot express, which must raise.
+// "batch-block-predicate" runs a batch update SQL cannot express, which must raise;
+// "fetch-invalid-regex" fetches with MATCHES and an invalid pattern, which must raise.
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
@@ -69,6 +70,20 @@ if mode == "batch-block-predicate" {
     request.predicate = NSPredicate(block: { _, _ in true })
     request.propertiesToUpdate = ["batch": 0]
     _ = try context.execute(request)
+    print("no exception")
+    exit(0)
+}
+
+if mode == "fetch-invalid-regex" {
+    // Nothing stored, nothing matched: no exception. One row with a value: Foundation's.
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+    request.predicate = NSPredicate(format: "payload MATCHES[c] '('")
+    print("empty store: \(try context.fetch(request).count)")
+    let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+    entry.setValue(Int64(1), forKey: "batch")
+    entry.setValue("abc", forKey: "payload")
+    try context.save()
+    _ = try context.fetch(request)
     print("no exception")
     exit(0)
 }

@@ -145,12 +145,9 @@ final class PredicateSQLTranslationTests: FetchTestCase {
 
     /// This library's gaps: no exception, the fetch evaluates these parts in memory.
     func testWhatStaysInMemory() throws {
-        try assertFallsBack(NSPredicate(format: "name == $NAME"), "variable $NAME is not substituted")
-        try assertFallsBack(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'X'"), "expression")
         try assertFallsBack(NSPredicate(format: "fee > 3"), "attribute fee of type decimal")
-        try assertFallsBack(NSPredicate(format: "name MATCHES '('"), "invalid regular expression")
-        try assertFallsBack(NSPredicate(format: "lengthKm * 2 > 3"), "expression")
-        for predicate in ["name == $NAME", "fee > 3", "lengthKm * 2 > 3"] {
+        try assertFallsBack(NSPredicate(format: "average:(hikes.distance) > 3"), "function average:")
+        for predicate in ["fee > 3", "average:(hikes.distance) > 3"] {
             XCTAssertThrowsError(try translator().condition(NSPredicate(format: predicate))) { error in
                 XCTAssertNil((error as? SQLUntranslatable)?.exception, predicate)
             }
@@ -185,6 +182,55 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertEqual(try exception(NSCompoundPredicate(notPredicateWithSubpredicate: block)), "NSInvalidArgumentException: Problem with subpredicate \(block)")
         // What Core Data runs in SQL raises nothing.
         XCTAssertNil(try exception(NSPredicate(format: "ANY hikes.distance > 3 AND country.name BEGINSWITH 'J'")))
+    }
+
+    /// Arithmetic and the functions Core Data's store writes in SQL, with its SQL text:
+    /// `(a + b)`, `abs(x)`, `(~x)`, `+(x)`, `NSCoreDataToUpper(x)` (the symbols and
+    /// prefixes of NSSQLFunctionExpressionIntermediate's `generateSQLStringInContext:`).
+    func testArithmeticAndFunctionsAreSQL() throws {
+        try assertSQL("lengthKm * rating > 20", [], " (t0.ZLENGTHKM * t0.ZRATING) > ?", binds: ["20"])
+        try assertSQL("rating / 2 == 2", [], " (t0.ZRATING / ?) = ?", binds: ["2", "2"])
+        try assertSQL("lengthKm + 1 - elevation < 0", [], " ((t0.ZLENGTHKM + ?) - t0.ZELEVATION) < ?", binds: ["1", "0"])
+        try assertSQL("modulus:by:(rating, 2) == 1", [], " (t0.ZRATING % ?) = ?", binds: ["2", "1"])
+        try assertSQL("abs(rating - 4) <= 1", [], " abs((t0.ZRATING - ?)) <= ?", binds: ["4", "1"])
+        try assertSQL("bitwiseAnd:with:(rating, 1) == 1", [], " (t0.ZRATING & ?) = ?", binds: ["1", "1"])
+        try assertSQL("onesComplement:(rating) == -3", [], " (~t0.ZRATING) = ?", binds: ["-3"])
+        try assertSQL("noindex:(name) == 'Ridge'", [], " +(t0.ZNAME) = ?", binds: ["\"Ridge\""])
+        try assertSQL("uppercase(name) == 'RIDGE'", [], " NSCoreDataToUpper(t0.ZNAME) = ?", binds: ["\"RIDGE\""])
+        try assertSQL("lowercase(country.name) BEGINSWITH 'j'", [], " NSCoreDataStringSearch( NSCoreDataToLower(t1.ZNAME), ?, 8, 0)",
+                      binds: ["\"j\""], joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+        // A date plus seconds is compared as a date.
+        try assertSQL("opened + 86400 < %@", [Date(timeIntervalSinceReferenceDate: 172_800)], " (t0.ZOPENED + ?) < ?",
+                      binds: ["86400", "(timestamp)172800.000000"])
+        try assertSQL("hikes.@count * 2 > rating", [], " ((SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) * ?) > t0.ZRATING", binds: ["2"])
+        try assertSQL("rating + nil > 1", [], " (t0.ZRATING + NULL) > ?", binds: ["1"])
+        // A Decimal constant is bound as a number: a whole one as an integer, else a double.
+        try assertSQL("lengthKm > %@", [Decimal(string: "2.5")!], " t0.ZLENGTHKM > ?", binds: ["2.5"])
+        try assertSQL("rating == %@", [Decimal(4)], " t0.ZRATING = ?", binds: ["4"])
+        // Aggregate functions of a to-many key path are its collection operators.
+        try assertSQL("sum:(hikes.distance) >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        try assertSQL("count:(hikes) > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])
+        try assertSQL("max:(hikes.distance) < 5", [], " (SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) < ?", binds: ["5"])
+        // An invalid pattern is SQL too: NSCoreDataMatches raises on the first row it tests.
+        try assertSQL("name MATCHES '('", [], " NSCoreDataMatches( t0.ZNAME, ?, 0)", binds: ["\"(\""])
+    }
+
+    /// Variables and functions Core Data's store cannot write in SQL raise its exceptions:
+    /// `unable to resolve variable expression: %@` (NSSQLVariableExpressionIntermediate),
+    /// `Unsupported function type passed to SQL store` (NSSQLFunctionExpressionIntermediate,
+    /// for every selector it does not list: `sqrt:`, `floor:`, `FUNCTION(x, 'selector')`, …).
+    func testUnsubstitutedVariablesAndUnknownFunctionsRaise() throws {
+        XCTAssertEqual(try exception(NSPredicate(format: "name == $NAME")), "NSInvalidArgumentException: unable to resolve variable expression: $NAME")
+        let unsupported = "NSInvalidArgumentException: Unsupported function type passed to SQL store"
+        XCTAssertEqual(try exception(NSPredicate(format: "sqrt(lengthKm) > 2")), unsupported)
+        XCTAssertEqual(try exception(NSPredicate(format: "floor(lengthKm) == 2")), unsupported)
+        XCTAssertEqual(try exception(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'X'")), unsupported)
+        XCTAssertEqual(try exception(NSPredicate(format: "abs(hikes.distance) > 2")), "NSInvalidArgumentException: to-many key not allowed here")
+        // A variable bound by SUBQUERY, and a substituted one, are SQL.
+        XCTAssertNil(try exception(NSPredicate(format: "SUBQUERY(hikes, $h, $h.distance > 3).@count > 0")))
+        XCTAssertNil(try exception(NSPredicate(format: "name == $NAME").withSubstitutionVariables(["NAME": "Ridge"])))
+        // A function of constants is computed once, as before.
+        XCTAssertNil(try exception(NSPredicate(format: "lengthKm > sqrt(16)")))
     }
 
     func testConstantExpressionsAreComputedOnce() throws {

@@ -177,13 +177,16 @@ final class SQLFetchTests: FetchTestCase {
     }
 
     func testLibraryGapsAreEvaluatedInMemory() throws {
-        // Arithmetic on a key path is not translated here (Core Data's store translates it):
-        // an AND keeps what SQL can do; limits then apply after the in-memory part.
-        let mixed = request("lengthKm * 2 > 60 AND country.code == 'JP'")
+        // The function average: of a key path is not translated here (Core Data's store writes
+        // a subquery): an AND keeps what SQL can do; limits then apply after the in-memory part.
+        let mixed = request("average:(hikes.distance) >= 0 OR count:(hikes) == 0")
+        mixed.predicate = NSCompoundPredicate(andPredicateWithSubpredicates: [
+            mixed.predicate!, NSPredicate(format: "lengthKm * 2 > 60"), NSPredicate(format: "country.code == 'JP'"),
+        ])
         mixed.fetchLimit = 1
         let (mixedResult, mixedLines) = try capturingSQL { try context.fetch(mixed) }
         XCTAssertEqual(names(mixedResult), ["熊野古道 中辺路"])
-        XCTAssertTrue(mixedLines[0].hasSuffix("LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK WHERE  t1.ZCODE = ? ORDER BY t0.Z_PK"), mixedLines[0])
+        XCTAssertTrue(mixedLines[0].hasSuffix("LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK WHERE ( (t0.ZLENGTHKM * ?) > ? AND  t1.ZCODE = ?) ORDER BY t0.Z_PK"), mixedLines[0])
         XCTAssertFalse(mixedLines.contains { $0.contains("evaluated in memory") }, mixedLines.joined(separator: "\n"))
         XCTAssertEqual(try context.count(for: mixed), 1)
     }

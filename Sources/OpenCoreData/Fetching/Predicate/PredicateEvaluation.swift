@@ -10,6 +10,7 @@ struct PreparedComparison {
     var foldedString: String?
     var like: PredicateStrings.LikePattern?
     var regex: NSRegularExpression?
+    /// The constant pattern, when it is not a valid regular expression.
     var regexError: String?
     /// `IN` and `BETWEEN`: the collection's elements, classified.
     var elements: [PredicateScalar]?
@@ -32,7 +33,7 @@ struct PreparedComparison {
                         PredicateStrings.fold(string, options.subtracting(.caseInsensitive)),
                         caseInsensitive: options.contains(.caseInsensitive))
                 } catch {
-                    regexError = "Can't do regex matching, reason: Can't open pattern \(string): \(error)"
+                    regexError = string
                 }
             default: break
             }
@@ -92,7 +93,7 @@ enum PredicateComparison {
             guard case .string(let subject) = left else { return false }
             let stripped = PredicateStrings.fold(subject, options.subtracting(.caseInsensitive))
             if let regex = prepared.regex { return PredicateStrings.matches(regex, stripped) }
-            if let error = prepared.regexError { fatalError(error) }
+            if let pattern = prepared.regexError { raiseRegexException(subject, pattern, options) }
             guard case .string(let pattern) = right else { return false }
             do {
                 let regex = try PredicateStrings.regularExpression(
@@ -100,7 +101,7 @@ enum PredicateComparison {
                     caseInsensitive: options.contains(.caseInsensitive))
                 return PredicateStrings.matches(regex, stripped)
             } catch {
-                fatalError("Can't do regex matching, reason: Can't open pattern \(pattern): \(error)")
+                raiseRegexException(subject, pattern, options)
             }
         case .between:
             let bounds: [PredicateScalar]
@@ -158,4 +159,18 @@ enum PredicateComparison {
             return false
         }
     }
+}
+
+/// Foundation's exception for `MATCHES` with a pattern that is not a regular expression,
+/// raised when a string is first matched against it (in memory, or in a SQLite fetch by
+/// `NSCoreDataMatches` on the first row with a value), in Foundation's format
+/// `Can't do regex matching, reason: Can't open pattern <ICU error> (string …, pattern …,
+/// case …, canon …)` without the ICU error's name, which NSRegularExpression on Linux does
+/// not report; Foundation names `NSInternalInconsistencyException` for every ICU error but
+/// `U_REGEX_RULE_SYNTAX` (see LinuxDifferences.md).
+func raiseRegexException(_ subject: String, _ pattern: String, _ options: NSComparisonPredicate.Options) -> Never {
+    let caseFlag = options.contains(.caseInsensitive) ? 1 : 0
+    let canonFlag = options.contains(.diacriticInsensitive) ? 2 : 0
+    raiseCoreDataException(.internalInconsistency,
+                           "Can't do regex matching, reason: Can't open pattern (string \(subject), pattern \(pattern), case \(caseFlag), canon \(canonFlag))")
 }

@@ -266,12 +266,8 @@ final class PredicateSQLTranslator {
             case .like:
                 return SQLFragment(" NSCoreDataLike( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             case .matches:
-                if case .constant(let pattern) = right, let text = pattern.flatMap({ PredicateValues.string($0) }) {
-                    let stripped = PredicateStrings.fold(text, options.subtracting(.caseInsensitive))
-                    if (try? PredicateStrings.regularExpression(stripped, caseInsensitive: options.contains(.caseInsensitive))) == nil {
-                        throw SQLUntranslatable("an invalid regular expression")
-                    }
-                }
+                // An invalid pattern raises when the first row with a value is matched, as
+                // Core Data's NSCoreDataMatches does.
                 return SQLFragment(" NSCoreDataMatches( \(a.sql), \(b.sql), \(SQLFunctions.optionBits(options)))", binds, nullable: nullable)
             default:
                 throw SQLUntranslatable("operator \(op) on strings")
@@ -432,7 +428,7 @@ final class PredicateSQLTranslator {
 
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` of a to-many relationship; a path
     /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``.
-    private func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
+    func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
         guard let first = rest.first, first.hasPrefix("@") else { return .toMany(position, relationship, rest) }
         let sub = try enter(relationship, from: position, in: scope, variable: nil)
         let function: String
@@ -468,7 +464,7 @@ final class PredicateSQLTranslator {
     // MARK: Operands
 
     /// What an expression stands for in SQL.
-    private func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
+    func operand(_ expression: NSExpression, in scope: SQLScope) throws -> SQLOperand {
         switch expression.node {
         case .constant(let value):
             return .constant(value)
@@ -477,7 +473,11 @@ final class PredicateSQLTranslator {
         case .keyPath(_, let components):
             return try resolve(components, from: scope.position, in: scope)
         case .variable(let name):
-            guard let bound = scope.scope(forVariable: name) else { throw SQLUntranslatable("variable $\(name) is not substituted") }
+            // Core Data's message (NSSQLVariableExpressionIntermediate) for a variable no
+            // SUBQUERY binds: the fetch request's predicate was not given its values.
+            guard let bound = scope.scope(forVariable: name) else {
+                throw SQLUntranslatable.raising("unable to resolve variable expression: \(expression)")
+            }
             return .object(bound.position.objectRef)
         case .subquery(let collection, let variable, let predicate):
             return .subquery(collection, variable, predicate)
@@ -496,6 +496,12 @@ final class PredicateSQLTranslator {
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
+        case .function(let name, let target, let arguments) where !Self.isConstant(expression):
+            // `FUNCTION(x, 'selector')`: Core Data's store knows no selector of an object.
+            if target != nil, !ExpressionFunctions.isKnown(name) {
+                throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)
+            }
+            return try functionOperand(name, arguments, in: scope)
         default:
             if Self.isConstant(expression) {
                 return .constant(expression.value(of: nil, PredicateEvaluationContext(variables: [:])))
@@ -694,7 +700,10 @@ final class PredicateSQLTranslator {
             case .double(let double): return .bound(.real(double))
             case .decimal(let decimal):
                 if let int = Int64(exactly: NSDecimalNumber(decimal: decimal).doubleValue), Decimal(int) == decimal { return .bound(.integer(int)) }
-                throw SQLUntranslatable("a decimal constant")
+                // Bound as the number column's double, as an NSDecimalNumber (objCType "d")
+                // is bound for a Double or Float attribute.
+                guard !decimal.isNaN else { throw SQLUntranslatable("a decimal constant that is not a number") }
+                return .bound(.real(NSDecimalNumber(decimal: decimal).doubleValue))
             }
         case .date:
             return PredicateValues.date(value).map { .bound(.timestamp($0.timeIntervalSinceReferenceDate)) } ?? .mismatch

@@ -1,0 +1,99 @@
+import Foundation
+
+/// The functions of `NSExpression` in a predicate, as Core Data's SQLite store writes them
+/// (its `NSSQLFunctionExpressionIntermediate`): arithmetic between key paths and constants
+/// (`price * quantity > 100` is `(t0.ZPRICE * t0.ZQUANTITY) > ?`), `abs:`, `uppercase:`
+/// and the others it knows; the functions it does not know raise its exception.
+///
+/// SQL computes the value, so the answers are SQL's: a NULL operand makes the value NULL
+/// (the comparison unknown, the object not fetched), dividing two integers truncates
+/// (`7 / 2` is 3, as in memory), dividing by zero is NULL.
+extension PredicateSQLTranslator {
+    /// Two-argument functions, written `(a <symbol> b)`.
+    static let infixFunctionSQL: [String: String] = [
+        "add:to:": " + ", "from:subtract:": " - ", "multiply:by:": " * ", "divide:by:": " / ", "modulus:by:": " % ",
+        "bitwiseAnd:with:": " & ", "bitwiseOr:with:": " | ", "leftshift:by:": " << ", "rightshift:by:": " >> ",
+    ]
+
+    /// One-argument functions, written `<prefix>x)`.
+    static let prefixFunctionSQL: [String: String] = [
+        "abs:": "abs(", "onesComplement:": "(~", "noindex:": "+(",
+        "uppercase:": "NSCoreDataToUpper(", "lowercase:": "NSCoreDataToLower(",
+    ]
+
+    /// Aggregate functions of a to-many key path, computed as the collection operators
+    /// are (`sum:(hikes.distance)` as `hikes.@sum.distance`): a correlated subquery.
+    static let aggregateFunctionOperators: [String: String] = [
+        "sum:": "@sum", "count:": "@count", "min:": "@min", "max:": "@max",
+    ]
+
+    /// Functions Core Data's store translates that this library still evaluates in memory
+    /// (`average:`, a cast, an index, aggregates of anything but a to-many key path), so
+    /// they raise nothing.
+    static let functionsLeftToMemory: Set<String> = [
+        "sum:", "count:", "min:", "max:", "average:", "castObject:toType:", "objectFrom:withIndex:",
+    ]
+
+    /// Core Data's message for a function its store cannot write in SQL (`sqrt:`, `floor:`,
+    /// `FUNCTION(x, 'customSelector')`, …).
+    static let unsupportedFunctionMessage = "Unsupported function type passed to SQL store"
+
+    /// The value of the function `name` of `arguments` for each row, as SQL.
+    func functionOperand(_ name: String, _ arguments: [NSExpression], in scope: SQLScope) throws -> SQLOperand {
+        if let symbol = Self.infixFunctionSQL[name], arguments.count == 2 {
+            let a = try functionArgument(arguments[0], of: name, in: scope)
+            let b = try functionArgument(arguments[1], of: name, in: scope)
+            for kind in [a.kind, b.kind] where kind != nil && kind != .number && kind != .date {
+                throw SQLUntranslatable("\(name) of a \(kind!) value")
+            }
+            // A date plus or minus seconds is a date; anything else is a number.
+            let dates = [a.kind, b.kind].filter { $0 == .date }.count
+            let kind: SQLValueKind = dates == 1 && (name == "add:to:" || name == "from:subtract:") ? .date : .number
+            let sql = "(\(a.sql.sql)\(symbol)\(b.sql.sql))"
+            return .scalar(SQLFragment(sql, a.sql.binds + b.sql.binds), kind, nullable: a.nullable || b.nullable)
+        }
+        if let prefix = Self.prefixFunctionSQL[name], arguments.count == 1 {
+            let x = try functionArgument(arguments[0], of: name, in: scope)
+            let kind: SQLValueKind
+            switch name {
+            case "uppercase:", "lowercase:": kind = .string
+            case "noindex:": kind = x.kind ?? .number
+            default: kind = .number
+            }
+            if let argumentKind = x.kind, argumentKind != kind { throw SQLUntranslatable("\(name) of a \(argumentKind) value") }
+            return .scalar(SQLFragment(prefix + x.sql.sql + ")", x.sql.binds), kind, nullable: x.nullable)
+        }
+        if let collectionOperator = Self.aggregateFunctionOperators[name], arguments.count == 1,
+            case .toMany(let from, let relationship, let rest) = try operand(arguments[0], in: scope),
+            rest.count == (name == "count:" ? 0 : 1)
+        {
+            return try toMany(from: from, relationship, [collectionOperator] + rest, in: scope)
+        }
+        if Self.functionsLeftToMemory.contains(name) { throw SQLUntranslatable("function \(name)") }
+        throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)
+    }
+
+    /// One argument of a function: a column, a computed value, or a bound constant (`NULL`
+    /// for nil); its kind when known.
+    private func functionArgument(_ expression: NSExpression, of name: String, in scope: SQLScope) throws
+        -> (sql: SQLFragment, kind: SQLValueKind?, nullable: Bool)
+    {
+        switch try operand(expression, in: scope) {
+        case .constant(let value):
+            guard let value = unwrapAny(value), !(value is NSNull) else { return (SQLFragment("NULL"), nil, true) }
+            for kind in [SQLValueKind.number, .date, .string] {
+                if case .bound(let bind) = try Self.bindValue(value, kind: kind) { return (SQLFragment("?", [bind]), kind, false) }
+            }
+            throw SQLUntranslatable("a constant \(value) as an argument of \(name)")
+        case .attribute(let column, let kind):
+            return (SQLFragment(column), kind, true)
+        case .scalar(let fragment, let kind, let nullable):
+            return (fragment, kind, nullable)
+        case .toMany:
+            // Core Data's store generates function arguments without to-many key paths.
+            throw SQLUntranslatable.raising("to-many key not allowed here")
+        case let other:
+            throw SQLUntranslatable("\(other) as an argument of \(name)")
+        }
+    }
+}

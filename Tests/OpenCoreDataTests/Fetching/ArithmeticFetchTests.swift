@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+import class OpenCoreData.NSExpression
+import class OpenCoreData.NSPredicate
+@testable import OpenCoreData
+
+/// Arithmetic and functions in a fetch from the SQLite store: SQL computes them, as Core
+/// Data's store does (`(t0.ZRATING / ?) = ?`, from NSSQLFunctionExpressionIntermediate), so
+/// the answers are SQL's: dividing two integers truncates (as it does in memory), a NULL
+/// operand makes the comparison unknown.
+final class ArithmeticFetchTests: FetchTestCase {
+    private var fixture: TrailheadFixture!
+    private var context: NSManagedObjectContext { fixture.context }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        fixture = try TrailheadFixture(directory: directory)
+        _ = fixture.insert("Trail", ["name": "Ridge", "rating": Int16(5), "lengthKm": 12.0, "elevation": Int32(900)])
+        _ = fixture.insert("Trail", ["name": "Coast", "rating": Int16(2), "lengthKm": 4.0, "elevation": Int32(10)])
+        _ = fixture.insert("Trail", ["name": "Unrated", "rating": nil, "lengthKm": 4.0, "elevation": Int32(10)])
+        try context.save()
+        context.reset()
+    }
+
+    /// The names a SQL fetch returns (checked to run as one `SELECT` whose text contains
+    /// `sql`), and those `evaluate(with:)` accepts; both sorted.
+    private func answers(_ format: String, where sql: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (fetch: [String], memory: [String])
+    {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        request.predicate = NSPredicate(format: format)
+        let (fetched, lines) = try capturingSQL { try context.fetch(request) }
+        XCTAssertTrue(lines.first?.hasPrefix("CoreData: sql: SELECT") == true, "\(format): \(lines)", file: file, line: line)
+        XCTAssertTrue(lines.first?.contains(sql) == true, "\(format): \(lines.first ?? "")", file: file, line: line)
+        XCTAssertEqual(try context.count(for: request), fetched.count, "count(for:) of \(format)", file: file, line: line)
+        let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        let memory = all.filter { request.predicate!.evaluate(with: $0) }
+        func names(_ objects: [NSManagedObject]) -> [String] { objects.map { $0.value(forKey: "name") as! String }.sorted() }
+        return (names(fetched), names(memory))
+    }
+
+    func testProductOfTwoAttributesIsComparedInSQL() throws {
+        let result = try answers("lengthKm * rating > 20", where: "WHERE  (t0.ZLENGTHKM * t0.ZRATING) > ?")
+        XCTAssertEqual(result.fetch, ["Ridge"])
+        XCTAssertEqual(result.memory, ["Ridge"])
+    }
+
+    /// Integer division truncates: Ridge's 5 / 2 is 2, in the store and in memory.
+    func testDividingIntegersTruncates() throws {
+        let result = try answers("rating / 2 == 2", where: "WHERE  (t0.ZRATING / ?) = ?")
+        XCTAssertEqual(result.fetch, ["Ridge"])
+        XCTAssertEqual(result.memory, ["Ridge"])
+        // A real operand keeps the fraction.
+        XCTAssertEqual(try answers("rating / 2.0 == 2.5", where: "(t0.ZRATING / ?) = ?").fetch, ["Ridge"])
+    }
+
+    /// A nil rating makes `rating + 1` NULL, and `NULL <> 3` unknown: Unrated is left out.
+    func testNilOperandLeavesTheObjectOut() throws {
+        let result = try answers("rating + 1 != 3", where: "WHERE  (t0.ZRATING + ?) <> ?")
+        XCTAssertEqual(result.fetch, ["Ridge"])
+    }
+
+    /// `sum:`, `count:`, `max:` of a to-many key path are correlated subqueries, as the
+    /// collection operators `@sum`, `@count`, `@max` are.
+    func testAggregateFunctionsOfAToManyKeyPath() throws {
+        let ridge = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first { $0.value(forKey: "name") as? String == "Ridge" }!
+        for distance in [3.0, 4.0] {
+            fixture.insert("Hike", ["distance": distance]).setValue(ridge, forKey: "trail")
+        }
+        try context.save()
+        let sum = try answers("sum:(hikes.distance) > 5", where: "(SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?")
+        XCTAssertEqual(sum.fetch, ["Ridge"])
+        XCTAssertEqual(sum.memory, ["Ridge"])
+        let none = try answers("count:(hikes) == 0", where: "(SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) = ?")
+        XCTAssertEqual(none.fetch, ["Coast", "Unrated"])
+        XCTAssertEqual(none.memory, ["Coast", "Unrated"])
+        XCTAssertEqual(try answers("max:(hikes.distance) == 4", where: "(SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1").fetch, ["Ridge"])
+    }
+
+    func testFunctionsCoreDataWritesInSQL() throws {
+        XCTAssertEqual(try answers("abs(rating - 4) <= 1", where: "abs((t0.ZRATING - ?)) <= ?").fetch, ["Ridge"])
+        XCTAssertEqual(try answers("uppercase(name) == 'COAST'", where: "NSCoreDataToUpper(t0.ZNAME) = ?").fetch, ["Coast"])
+        XCTAssertEqual(try answers("elevation - lengthKm * 10 > 0", where: "(t0.ZELEVATION - (t0.ZLENGTHKM * ?)) > ?").fetch, ["Ridge"])
+    }
+}
