@@ -33,7 +33,7 @@ extension SQLiteStoreEngine {
         if constraints.isEmpty {
             for row in newRows { try transaction.insert(row) }
             outcome.count = rows.count
-            if returningKeys { outcome.keys = newRows.map(\.key) }
+            if returningKeys { outcome.keys = primaryKeys.map { StoreKey(entityNumber: number, primaryKey: $0) } }
             return outcome
         }
         let mapped = try storeEntity(entity)
@@ -64,8 +64,9 @@ extension SQLiteStoreEngine {
                 break
             }
         }
-        // Updated rows whose keys SQLite did not return: every cached row of the table may be stale.
-        if updatedAny && !returnsKey { outcome.staleEntities = Set(mapped.subtree) }
+        // Updated rows whose keys SQLite did not return: any cached row of the table (of
+        // any entity sharing it) may be stale.
+        if updatedAny && !returnsKey { outcome.staleEntities = Set(schema.entity(mapped.table.root)?.subtree ?? mapped.subtree) }
         return outcome
     }
 

@@ -70,6 +70,7 @@ final class BatchInsertUpsertTests: ConflictTestCase {
     func testObjectTrumpUpdatesTheStoredRowInTheInsertItself() throws {
         try seed()
         let before = try rows()
+        let ridge = try XCTUnwrap(trail("Ridge", in: newContext())).objectID   // its row is cached now
         let request = NSBatchInsertRequest(entityName: "Trail", objects: [["name": "Ridge", "rating": 4.5], ["name": "Coast", "rating": 2.0]])
         request.resultType = .count
         let (result, lines) = try capturingSQL { try importer(.mergeByPropertyObjectTrump).execute(request) as! NSBatchInsertResult }
@@ -85,6 +86,9 @@ final class BatchInsertUpsertTests: ConflictTestCase {
         XCTAssertEqual(after["Lake"]?.opt, 1)
         XCTAssertEqual(after["Coast"]?.opt, 1)
         XCTAssertEqual(after["Coast"]?.rating, 2.0)
+        let reader = newContext()
+        XCTAssertEqual(reader.object(with: ridge).value(forKey: "rating") as? Double, 4.5,
+                       "a fault fired after the batch does not get the row cached before it")
     }
 
     func testTheErrorPolicyKeepsTheStoredRowAndDropsTheDuplicate() throws {
