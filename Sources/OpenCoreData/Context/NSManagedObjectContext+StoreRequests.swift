@@ -228,12 +228,22 @@ extension NSManagedObjectContext {
             return row
         }
         var rows: [[String: Any]] = []
+        // The attributes an upsert writes over a stored row: the first dictionary's keys
+        // (Core Data's `onConflictKeys`), every attribute for the object handler.
+        var givenNames: [String]?
+        func given(_ keys: [Any]) {
+            guard givenNames == nil else { return }
+            let names = Set(keys.compactMap { $0 as? String })
+            givenNames = attributes.map(\.name).filter(names.contains)
+        }
         if let objects = request.objectsToInsert {
+            if let first = objects.first { given(Array(first.keys)) }
             rows = try objects.map { dictionary in try row { dictionary[$0] } }
         } else if let handler = request.dictionaryHandler {
             while true {
                 let dictionary = NSMutableDictionary()
                 if handler(dictionary) { break }
+                given(dictionary.allKeys.map { $0 as Any })
                 rows.append(try row { dictionary.object(forKey: $0) })
             }
         } else if let handler = request.managedObjectHandler {
@@ -244,18 +254,20 @@ extension NSManagedObjectContext {
                 rows.append(try row { object.value(forKey: $0) })
             }
         }
-        var keys: [StoreKey] = []
-        // Under a merge policy other than error, uniqueness constraints make it an upsert.
-        let upserting = effectiveMergePolicy.mergeType != .errorMergePolicyType
+        // Under the error policy a stored duplicate is ignored; under any other it is updated.
+        let conflicts: BatchInsertConflicts = effectiveMergePolicy.mergeType == .errorMergePolicyType
+            ? .ignore : .update(attributes: givenNames.flatMap { $0.isEmpty ? nil : $0 })
+        var outcome = BatchOutcome()
         try store.engine.performSave { transaction in
-            keys = try store.engine.batchInsert(rows, of: entity, in: transaction, upserting: upserting)
+            outcome = try store.engine.batchInsert(rows, of: entity, conflicts: conflicts, returningKeys: request.resultType == .objectIDs, in: transaction)
         }
-        if upserting { for key in keys { store.rowCache.remove(key) } }
+        if let entities = outcome.staleEntities { store.rowCache.removeRows(ofEntities: entities) }
+        for key in outcome.staleKeys { store.rowCache.remove(key) }
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
-        case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
+        case .count: return NSBatchInsertResult(result: NSNumber(value: outcome.count), resultType: .count)
         case .objectIDs:
-            let ids = keys.compactMap { coordinator.objectID(for: $0, in: store) }
+            let ids = (outcome.keys ?? []).compactMap { coordinator.objectID(for: $0, in: store) }
             return NSBatchInsertResult(result: ids, resultType: .objectIDs)
         }
     }

@@ -139,8 +139,8 @@ extension PersistentStoreEngine {
         try sqlite(for: "A batch delete").batchDelete(fetch, entity: entity, returningKeys: returningKeys, in: transaction)
     }
 
-    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, in transaction: SQLiteSaveTransaction, upserting: Bool = false) throws -> [StoreKey] {
-        try sqlite(for: "A batch insert").batchInsert(rows, of: entity, in: transaction, upserting: upserting)
+    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, conflicts: BatchInsertConflicts, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
+        try sqlite(for: "A batch insert").batchInsert(rows, of: entity, conflicts: conflicts, returningKeys: returningKeys, in: transaction)
     }
 
     func copyDatabase(to url: URL) throws {

@@ -29,6 +29,9 @@ final class SQLiteSaveTransaction {
         let mapped: StoreEntity
         let plan: WritePlan
         var insert: SQLiteStatement?
+        /// A batch insert's statement with its conflict clause (`INSERT OR IGNORE …`,
+        /// `… ON CONFLICT(…) DO UPDATE …`), and its text.
+        var conflictInsert: (sql: String, statement: SQLiteStatement)?
         /// UPDATE statements by the positions (in `plan.slots`) of the columns they set.
         var updates: [[Int]: (slots: [WriteSlot], statement: SQLiteStatement)] = [:]
         var delete: SQLiteStatement?
@@ -92,6 +95,57 @@ final class SQLiteSaveTransaction {
         try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
         try statement.execute()
         try history?.recordInsert(row.key)
+    }
+
+    /// What one row of a batch insert with a conflict clause did.
+    enum ConflictInsertWrite {
+        /// A new row was written, with the row's own key.
+        case inserted
+        /// A stored row with the same constraint values was updated: its key when the
+        /// statement returned it (`RETURNING Z_PK, Z_ENT`), else `nil`.
+        case updated(StoreKey?)
+        /// Nothing was written (`INSERT OR IGNORE` met a stored duplicate).
+        case ignored
+    }
+
+    /// Runs a batch insert's `sql` (the entity's INSERT with Core Data's conflict clause,
+    /// and `RETURNING Z_PK, Z_ENT` when `returnsKey`) for `row`, binding its columns as
+    /// ``insert(_:)`` does. History records an insert, or an update of `updatedSlots`.
+    ///
+    /// Without `RETURNING`, SQLite tells what happened: no change is an ignored row, and
+    /// a change whose rowid is not the row's new key is an update of another row.
+    func insert(_ row: StoreRow, conflictSQL sql: String, returnsKey: Bool, updatedSlots: Set<Int>?) throws -> ConflictInsertWrite {
+        try checkActive()
+        let writer = try self.writer(for: row.key.entityNumber)
+        let statement: SQLiteStatement
+        if let held = writer.conflictInsert, held.sql == sql {
+            statement = held.statement
+            statement.rewind()
+        } else {
+            statement = try hold(sql)
+            writer.conflictInsert = (sql, statement)
+        }
+        statement.bindKey(row.key.primaryKey, at: 1)
+        statement.bindKey(Int64(writer.mapped.number), at: 2)
+        statement.bindKey(row.version, at: 3)
+        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        let write: ConflictInsertWrite
+        if returnsKey {
+            guard try statement.step() else { return .ignored }
+            let key = StoreKey(entityNumber: Int(statement.int64(1)), primaryKey: statement.int64(0))
+            try statement.execute()
+            write = key == row.key ? .inserted : .updated(key)
+        } else {
+            try statement.execute()
+            guard statement.changes > 0 else { return .ignored }
+            write = statement.lastInsertedRowID == row.key.primaryKey ? .inserted : .updated(nil)
+        }
+        switch write {
+        case .inserted: try history?.recordInsert(row.key)
+        case .updated(let key?): try history?.recordUpdate(key, slots: updatedSlots)
+        default: break
+        }
+        return write
     }
 
     /// Writes the columns of the properties in `changedSlots` (slots of the row's entity's

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Batch requests at the store, row by row: inserts, and the deletes that cannot run as one
+/// Batch requests at the store, row by row: the deletes that cannot run as one
 /// statement (see ``SQLiteStoreEngine/batchDelete(_:entity:returningKeys:in:)``), inside
 /// the exclusive transaction of ``SQLiteStoreEngine/performSave(_:)``, without managed
 /// objects.
@@ -100,30 +100,6 @@ extension SQLiteStoreEngine {
             deletedSet.insert(key)
         }
         return (deleted, changed.subtracting(deletedSet))
-    }
-
-    /// Inserts new rows of `entity` with the given attribute values (stored Swift values),
-    /// drawing their primary keys from `Z_PRIMARYKEY`; each row starts at `Z_OPT` 1.
-    /// With `upserting`, a row whose values of a uniqueness constraint are already stored
-    /// updates that row instead (its key is returned in the new row's place).
-    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, in transaction: SQLiteSaveTransaction, upserting: Bool = false) throws -> [StoreKey] {
-        guard !rows.isEmpty else { return [] }
-        let number = entityNumber(for: entity)
-        let keys = try transaction.allocatePrimaryKeys(for: entity, count: rows.count)
-        var inserted: [StoreKey] = []
-        inserted.reserveCapacity(rows.count)
-        let upserting = upserting && !entity.applicableUniquenessConstraints.isEmpty
-        for (values, primaryKey) in zip(rows, keys) {
-            if upserting, let existing = try constrainedRow(matching: values, of: entity) {
-                try overwrite(existing, with: values, in: transaction)
-                inserted.append(existing.key)
-                continue
-            }
-            let key = StoreKey(entityNumber: number, primaryKey: primaryKey)
-            try transaction.insert(StoreRow(key: key, entity: entity, version: 1, attributes: values, toOne: [:]))
-            inserted.append(key)
-        }
-        return inserted
     }
 
     // MARK: Helpers

@@ -4,9 +4,9 @@ import Foundation
 public enum NSBatchInsertRequestResultType: UInt, Sendable {
     /// `true` when the insert succeeded.
     case statusOnly = 0
-    /// The IDs of the inserted objects.
+    /// The IDs of the objects inserted or, in an upsert, updated.
     case objectIDs = 1
-    /// How many objects were inserted.
+    /// How many objects were inserted or, in an upsert, updated.
     case count = 2
 }
 
@@ -18,6 +18,12 @@ public enum NSBatchInsertRequestResultType: UInt, Sendable {
 /// `true` to stop (the values of that last call are not inserted). Attributes without a
 /// value get the model's default value. Relationships cannot be set, validation does not
 /// run, and contexts learn about the new objects only when you merge them.
+///
+/// Into an entity with uniqueness constraints the insert is an upsert decided by the
+/// executing context's merge policy: under the error policy a row whose constrained
+/// values are already stored is dropped (`INSERT OR IGNORE`); under any other policy the
+/// stored row is updated with the values the first dictionary names (every attribute for
+/// the managed-object handler) and its version goes up by one (`ON CONFLICT … DO UPDATE`).
 ///
 /// ```swift
 /// let request = NSBatchInsertRequest(entityName: "Trail", objects: [

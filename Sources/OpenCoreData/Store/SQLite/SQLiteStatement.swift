@@ -200,6 +200,9 @@ final class SQLiteStatement {
     /// Rows changed by the last INSERT, UPDATE or DELETE on the connection.
     var changes: Int { Int(sqlite3_changes(database.handle)) }
 
+    /// The rowid of the connection's last successful INSERT (an upsert's update leaves it).
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(database.handle) }
+
     private func logExecution() {
         hasLoggedExecution = true
         SQLDebugLog.statement(sql)
