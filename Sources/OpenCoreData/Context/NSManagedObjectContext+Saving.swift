@@ -102,8 +102,7 @@ extension NSManagedObjectContext {
     ///
     /// Each fault then holds its row (see ``RowCache``): the row the cache already had,
     /// found by the one look-up that decides what to read, or the cache's row for what the
-    /// query returned. (Looking every key up again afterwards cost 13 % of a to-many
-    /// traversal.)
+    /// query returned, without looking every key up a second time.
     func prefetchFaults(_ objects: [NSManagedObject]) {
         // A child's faults load through its parent, not from the stores.
         guard parent == nil else { return }
