@@ -10,6 +10,7 @@ import Foundation
 
 struct Measurement: Codable {
     var seconds: Double
+    var cpuSeconds: Double
     var peakMegabytes: Double
     var checksum: Int64
 }
@@ -18,10 +19,10 @@ func runOne<S: GraphSubject>(_ type: S.Type, phase: GraphPhase, databaseURL: URL
     var subject = try S(databaseURL: databaseURL)
     try subject.prepare(phase)
     PeakMemory.reset()
-    let start = monotonicSeconds()
+    let start = monotonicSeconds(), startCPU = cpuSeconds()
     let checksum = try subject.run(phase)
-    let seconds = monotonicSeconds() - start
-    return Measurement(seconds: seconds, peakMegabytes: PeakMemory.megabytes(), checksum: checksum)
+    let seconds = monotonicSeconds() - start, cpu = cpuSeconds() - startCPU
+    return Measurement(seconds: seconds, cpuSeconds: cpu, peakMegabytes: PeakMemory.megabytes(), checksum: checksum)
 }
 
 let subjects: [String: (GraphPhase, URL) throws -> Measurement] = [
@@ -75,7 +76,7 @@ for repetition in 1...repetitions {
             }
             let measurement = try JSONDecoder().decode(Measurement.self, from: output)
             results[phase, default: [:]][subject, default: []].append(measurement)
-            FileHandle.standardError.write("run \(repetition)/\(repetitions): \(subject) \(phase) \(String(format: "%.3f", measurement.seconds)) s\n".data(using: .utf8)!)
+            FileHandle.standardError.write("run \(repetition)/\(repetitions): \(subject) \(phase) \(String(format: "%.3f", measurement.seconds)) s (cpu \(String(format: "%.3f", measurement.cpuSeconds)) s)\n".data(using: .utf8)!)
         }
     }
 }
@@ -101,4 +102,15 @@ for phase in GraphPhase.allCases {
     // than the ratio of medians when the machine is shared.
     let ratios = zip(ours, floor).map { $0.seconds / $1.seconds }
     print("| \(phase.rawValue) | \(format(median(floor.map(\.seconds)))) | \(format(median(ours.map(\.seconds)))) | \(format(median(ratios), 1))× | \(format(median(floor.map(\.peakMegabytes)), 0)) / \(format(median(ours.map(\.peakMegabytes)), 0)) |")
+}
+
+// The same medians in CPU time (user + system of the run's process), steadier than wall
+// time when other work shares the machine.
+print("")
+print("| work (CPU time) | SQLite C API (s) | OpenCoreData (s) | OCD ÷ SQLite |")
+print("|---|---:|---:|---:|")
+for phase in GraphPhase.allCases {
+    let floor = results[phase]?["sqlite"] ?? [], ours = results[phase]?["opencoredata"] ?? []
+    let ratios = zip(ours, floor).map { $0.cpuSeconds / $1.cpuSeconds }
+    print("| \(phase.rawValue) | \(format(median(floor.map(\.cpuSeconds)))) | \(format(median(ours.map(\.cpuSeconds)))) | \(format(median(ratios), 1))× |")
 }

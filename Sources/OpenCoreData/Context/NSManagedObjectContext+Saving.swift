@@ -99,19 +99,37 @@ extension NSManagedObjectContext {
 
     /// Loads the rows of the faults among `objects` in a few batched queries, so that
     /// touching each of them afterwards costs no query of its own.
+    ///
+    /// Each fault then holds its row (see ``RowCache``): the row the cache already had,
+    /// found by the one look-up that decides what to read, or the cache's row for what the
+    /// query returned, without looking every key up a second time.
     func prefetchFaults(_ objects: [NSManagedObject]) {
         // A child's faults load through its parent, not from the stores.
         guard parent == nil else { return }
-        // Whatever is cached now or after the prefetch, each fault holds (see RowCache).
-        defer { holdCachedRows(of: objects) }
-        guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else { return }
-        var keysByStore: [ObjectIdentifier: (store: NSPersistentStore, keys: [StoreKey])] = [:]
-        for object in objects where object.state.isFault {
-            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore, store.rowCache.row(for: key) == nil else { continue }
-            keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
+        guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else {
+            holdCachedRows(of: objects)
+            return
         }
-        for (store, keys) in keysByStore.values where keys.count > 1 {
-            if let rows = try? storedRows(for: keys, in: store) { store.rowCache.store(rows) }
+        // Stores are few: a short list, not a table keyed by store, groups the faults.
+        var groups: [(store: NSPersistentStore, faults: [NSManagedObject], keys: [StoreKey])] = []
+        for object in objects where object.state.isFault {
+            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
+            if let index = groups.firstIndex(where: { $0.store === store }) {
+                groups[index].faults.append(object)
+                groups[index].keys.append(key)
+            } else {
+                groups.append((store, [object], [key]))
+            }
+        }
+        for (store, faults, keys) in groups {
+            var rows = store.rowCache.rows(for: keys)
+            let missing = rows.indices.filter { rows[$0] == nil }
+            if missing.count > 1, let fetched = try? storedRows(for: missing.map { keys[$0] }, in: store) {
+                let cached = store.rowCache.store(fetched)
+                let cachedByKey = Dictionary(cached.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+                for index in missing { rows[index] = cachedByKey[keys[index]] }
+            }
+            for (fault, row) in zip(faults, rows) { fault.state.heldRow = row }
         }
     }
 

@@ -363,7 +363,9 @@ open class NSManagedObjectContext {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
             }
             let cached = store.rowCache.store(row)
-            let object = object(for: key, in: store)
+            // A new fault carries `objectID` itself, as Core Data's does, rather than a
+            // new ID made through the coordinator for the same row.
+            let object = object(forPermanentID: objectID)
             if object.state.isFault { object.state.heldRow = cached }
             object.fulfillFaultIfNeeded()
             return object
@@ -608,6 +610,7 @@ open class NSManagedObjectContext {
         }) {
             // One statement, as Core Data fires a to-many fault: the members' rows, cached
             // and held by the members, which stay faults until touched.
+            permanentObjects.reserveCapacity(additional: rows.count)
             let members = store.rowCache.store(rows).map { row in
                 let member = self.object(for: row.key, in: store)
                 if member.state.isFault { member.state.heldRow = row }

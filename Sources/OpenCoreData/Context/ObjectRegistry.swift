@@ -77,6 +77,14 @@ final class ObjectRegistry {
         entries.reserveCapacity(Swift.max(entries.count, count))
     }
 
+    /// Makes room for `count` more entries, before registering the members of a to-many
+    /// relationship: grown once, not doubled (and rehashed) again and again as they come.
+    func reserveCapacity(additional count: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries.reserveCapacity(entries.count + count)
+    }
+
     /// Takes a strong reference to `object` unless it is already being freed, in which case
     /// nothing changes and the answer is false (the runtime's `swift_tryRetain`, declared
     /// in the CSwiftRuntime target).

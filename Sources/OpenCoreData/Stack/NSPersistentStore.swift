@@ -194,6 +194,17 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 final class RowCache {
     private var rows: [StoreKey: StoreRow] = [:]
     private let lock = NSLock()
+    /// This cache's number, unique in the process and never 0: what a row's `currentIn`
+    /// holds while it is this cache's current row.
+    let identity: UInt64 = RowCache.nextIdentity()
+    private static let identityLock = NSLock()
+    private static var lastIdentity: UInt64 = 0
+
+    private static func nextIdentity() -> UInt64 {
+        identityLock.lock(); defer { identityLock.unlock() }
+        lastIdentity += 1
+        return lastIdentity
+    }
     /// The row count at which the next sweep runs.
     private var sweepCount = RowCache.minimumSweepCount
     /// No sweep below this many rows: small caches cost little to keep.
@@ -215,7 +226,7 @@ final class RowCache {
     /// no look-up in a table of every cached row.
     func currentRow(holding held: StoreRow?, for key: StoreKey) -> StoreRow? {
         lock.lock(); defer { lock.unlock() }
-        if let held, held.key == key, held.currentIn === self { return held }
+        if let held, held.key == key, held.currentIn == identity { return held }
         return rows[key]
     }
 
@@ -250,9 +261,9 @@ final class RowCache {
     private func insert(_ row: StoreRow) -> StoreRow {
         let existing = rows[row.key]
         if let existing, existing.version == row.version { return existing }
-        if let existing, existing.currentIn === self { existing.currentIn = nil }
+        if let existing, existing.currentIn == identity { existing.currentIn = 0 }
         rows[row.key] = row
-        row.currentIn = self
+        row.currentIn = identity
         return row
     }
 
@@ -276,7 +287,7 @@ final class RowCache {
             if isKnownUniquelyReferenced(&rows.values[index]) { unheld.append(rows.keys[index]) }
             rows.values.formIndex(after: &index)
         }
-        for key in unheld { rows.removeValue(forKey: key)?.currentIn = nil }
+        for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
         // Amortized: the next sweep waits until the cache has doubled again.
         sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }
@@ -290,12 +301,12 @@ final class RowCache {
 
     func remove(_ key: StoreKey) {
         lock.lock(); defer { lock.unlock() }
-        if let removed = rows.removeValue(forKey: key), removed.currentIn === self { removed.currentIn = nil }
+        if let removed = rows.removeValue(forKey: key), removed.currentIn == identity { removed.currentIn = 0 }
     }
 
     func removeAll() {
         lock.lock(); defer { lock.unlock() }
-        for row in rows.values where row.currentIn === self { row.currentIn = nil }
+        for row in rows.values where row.currentIn == identity { row.currentIn = 0 }
         rows.removeAll()
     }
 }

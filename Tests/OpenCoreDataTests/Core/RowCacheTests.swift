@@ -94,13 +94,30 @@ final class RowCacheTests: CoreTestCase {
     /// A fault fires from the row it holds only while that is still the cache's row for its
     /// key: once another context's save has put a newer row there, the fault fires with the
     /// newer one, as Core Data fires faults from the row cache's current row.
+    /// A row that outlived its cache is current in no other cache, not even one made later
+    /// (caches mark their rows with a number no other cache ever gets).
+    func testARowOutlivingItsCacheIsCurrentInNoLaterCache() throws {
+        try saveTrails(1)
+        let container = try openContainer()
+        let fetched = try XCTUnwrap(container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        let held = try XCTUnwrap(fetched.state.heldRow)
+        var first: RowCache? = RowCache()
+        first!.store(held)
+        XCTAssertTrue(first!.currentRow(holding: held, for: held.key) === held)
+        let firstIdentity = first!.identity
+        first = nil
+        let later = RowCache()
+        XCTAssertNotEqual(later.identity, firstIdentity)
+        XCTAssertNil(later.currentRow(holding: held, for: held.key), "an empty cache has no current row, whatever the row says")
+    }
+
     func testAFaultWhoseHeldRowWasReplacedFiresWithTheCachesNewerRow() throws {
         try saveTrails(3)
         let container = try openContainer()
         let faults = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
         XCTAssertTrue(faults.allSatisfy(\.isFault))
         let held = try XCTUnwrap(faults[0].state.heldRow)
-        XCTAssertTrue(held.currentIn === rowCache(of: container), "a fetched fault holds the cache's current row")
+        XCTAssertEqual(held.currentIn, rowCache(of: container).identity, "a fetched fault holds the cache's current row")
 
         let other = container.newBackgroundContext()
         try other.performAndWait {
@@ -109,7 +126,7 @@ final class RowCacheTests: CoreTestCase {
             try XCTUnwrap(other.fetch(request).first).setValue("Renamed", forKey: "name")
             try other.save()
         }
-        XCTAssertNil(held.currentIn, "the save replaced the held row in the cache")
+        XCTAssertEqual(held.currentIn, 0, "the save replaced the held row in the cache")
         let (name, lines) = capturingSQL { faults[0].value(forKey: "name") as? String }
         XCTAssertEqual(name, "Renamed", "the fault fired with the cache's newer row, not the one it held")
         XCTAssertEqual(selects(lines), [], "from the cache, without SQL")
