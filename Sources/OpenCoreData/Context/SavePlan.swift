@@ -114,13 +114,22 @@ final class SavePlan {
     /// is nothing to disagree about.
     private func write(_ storeWork: StoreWork, to store: NSPersistentStore, in transaction: SQLiteSaveTransaction, versionsChecked: Bool) throws -> [(NSManagedObject, StoreRow)] {
         let engine = store.engine
-        // Keys first, so rows can point at objects inserted in the same save.
-        assignedKeys.reserveCapacity(assignedKeys.count + storeWork.inserted.count)
-        for (entity, group) in SavePlan.byEntity(storeWork.inserted.filter { $0.objectID.isTemporaryID }) {
-            let keys = try transaction.allocatePrimaryKeys(for: entity, count: group.count)
+        // Keys first, so rows can point at objects inserted in the same save. Each new
+        // object's key is kept by its position; the table by object, for rows that point
+        // at other objects, is made only when some row can (an entity with relationships,
+        // or another store whose rows may point at these).
+        let inserted = storeWork.inserted
+        var newKeys = [StoreKey?](repeating: nil, count: inserted.count)
+        let keepsTable = stores.count > 1 || SavePlan.hasRelationships(inserted) || SavePlan.hasRelationships(storeWork.updated)
+        if keepsTable { assignedKeys.reserveCapacity(assignedKeys.count + inserted.count) }
+        let temporary = inserted.indices.filter { inserted[$0].objectID.isTemporaryID }
+        for (entity, positions) in SavePlan.byEntity(positions: temporary, of: inserted) {
+            let keys = try transaction.allocatePrimaryKeys(for: entity, count: positions.count)
             let number = engine.entityNumber(for: entity)
-            for (object, primaryKey) in zip(group, keys) {
-                assignedKeys[ObjectIdentifier(object)] = StoreKey(entityNumber: number, primaryKey: primaryKey)
+            for (position, primaryKey) in zip(positions, keys) {
+                let key = StoreKey(entityNumber: number, primaryKey: primaryKey)
+                newKeys[position] = key
+                if keepsTable { assignedKeys[ObjectIdentifier(inserted[position])] = key }
             }
         }
         // Deletions first: a row may take over a unique value a deleted row had.
@@ -130,8 +139,9 @@ final class SavePlan {
             if !deleted, !versionsChecked, object.state.snapshot != nil { throw StaleRowVersion() }
         }
         var rows: [(NSManagedObject, StoreRow)] = []
-        for object in storeWork.inserted {
-            let row = makeRow(object, key: key(of: object)!, version: 1)
+        rows.reserveCapacity(inserted.count + storeWork.updated.count)
+        for (position, object) in inserted.enumerated() {
+            let row = makeRow(object, key: object.objectID.storeKey ?? newKeys[position]!, version: 1)
             try transaction.insert(row)
             rows.append((object, row))
         }
@@ -238,17 +248,41 @@ final class SavePlan {
     /// The objects grouped by entity, entities in first-seen order, each group in the order its objects were inserted
     /// (the order primary keys are given in).
     static func byEntity(_ objects: [NSManagedObject]) -> [(NSEntityDescription, [NSManagedObject])] {
-        let objects = objects.sorted { $0.objectID.creationSequence < $1.objectID.creationSequence }
-        var groups: [(NSEntityDescription, [NSManagedObject])] = []
+        byEntity(positions: Array(objects.indices), of: objects).map { entity, positions in (entity, positions.map { objects[$0] }) }
+    }
+
+    /// The `positions` of `objects` grouped as ``byEntity(_:)`` groups the objects.
+    static func byEntity(positions: [Int], of objects: [NSManagedObject]) -> [(NSEntityDescription, [Int])] {
+        // Already in creation order (the usual case: inserted in the order they were made)
+        // needs no sort.
+        let ordered = zip(positions, positions.dropFirst()).allSatisfy { objects[$0].objectID.creationSequence < objects[$1].objectID.creationSequence }
+        let sorted = ordered ? positions : positions.sorted { objects[$0].objectID.creationSequence < objects[$1].objectID.creationSequence }
+        var groups: [(NSEntityDescription, [Int])] = []
         var index: [ObjectIdentifier: Int] = [:]
-        for object in objects {
-            if let position = index[ObjectIdentifier(object.entity)] {
-                groups[position].1.append(object)
+        var last: (entity: NSEntityDescription, group: Int)?  // long runs of one entity
+        for position in sorted {
+            let entity = objects[position].entity
+            if let last, last.entity === entity {
+                groups[last.group].1.append(position)
+            } else if let group = index[ObjectIdentifier(entity)] {
+                groups[group].1.append(position)
+                last = (entity, group)
             } else {
-                index[ObjectIdentifier(object.entity)] = groups.count
-                groups.append((object.entity, [object]))
+                index[ObjectIdentifier(entity)] = groups.count
+                last = (entity, groups.count)
+                groups.append((entity, [position]))
             }
         }
         return groups
+    }
+
+    /// Whether an entity of `objects` has relationships, so that their rows may point at other objects.
+    private static func hasRelationships(_ objects: [NSManagedObject]) -> Bool {
+        var last: NSEntityDescription?
+        for object in objects where object.entity !== last {
+            if !object.entity.propertyTable.relationships.isEmpty { return true }
+            last = object.entity
+        }
+        return false
     }
 }

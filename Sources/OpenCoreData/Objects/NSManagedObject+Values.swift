@@ -329,6 +329,25 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
         // Two Swift strings, without the runtime's cast to AnyHashable (which would
         // compare them with == as well).
         return (x as! String) == (y as! String)
+    case let (x?, y?) where type(of: x) == type(of: y):
+        // The commonest stored scalars, compared as themselves; the same answers as
+        // through AnyHashable (which compares two values of one type with their ==).
+        switch ObjectIdentifier(type(of: x)) {
+        case ObjectIdentifier(Double.self): return (x as! Double) == (y as! Double)
+        case ObjectIdentifier(Int64.self): return (x as! Int64) == (y as! Int64)
+        case ObjectIdentifier(Int32.self): return (x as! Int32) == (y as! Int32)
+        case ObjectIdentifier(Int16.self): return (x as! Int16) == (y as! Int16)
+        case ObjectIdentifier(Bool.self): return (x as! Bool) == (y as! Bool)
+        case ObjectIdentifier(Date.self): return (x as! Date) == (y as! Date)
+        default: return hashableEquals(x, y)
+        }
+    default: return hashableEquals(a!, b!)
+    }
+}
+
+/// Whether two values are equal as `AnyHashable`s, or identical objects when they are not hashable.
+private func hashableEquals(_ a: Any, _ b: Any) -> Bool {
+    switch (a, b) {
     case let (x as AnyHashable, y as AnyHashable): return x == y
     case let (x as AnyObject, y as AnyObject): return x === y
     }

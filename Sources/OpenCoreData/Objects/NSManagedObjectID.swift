@@ -91,10 +91,10 @@ public final class NSManagedObjectID: NSObject {
 
     public override var hash: Int {
         guard let key = storeKey else { return ObjectIdentifier(self).hashValue }
-        var hasher = Hasher()
-        hasher.combine(key)
-        hasher.combine(storeIdentifier)
-        return hasher.finalize()
+        // The row key alone: equal IDs share it, and IDs of two stores rarely do, so
+        // hashing the store's identifier string as well (for every ID put in a set, such
+        // as a save notification's) would cost more than the rare collision it avoids.
+        return key.hashValue
     }
 
     /// `0x… <x-coredata://…/Trail/p1>`, as Core Data prints an ID.

@@ -259,10 +259,14 @@ final class RowCache {
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {
-        let existing = rows[row.key]
-        if let existing, existing.version == row.version { return existing }
-        if let existing, existing.currentIn == identity { existing.currentIn = 0 }
-        rows[row.key] = row
+        // One hash for a key not cached yet (a save's new rows, a first fetch).
+        if let existing = rows.updateValue(row, forKey: row.key) {
+            if existing.version == row.version {
+                rows[row.key] = existing  // the same version: the cached row stays
+                return existing
+            }
+            if existing.currentIn == identity { existing.currentIn = 0 }
+        }
         row.currentIn = identity
         return row
     }

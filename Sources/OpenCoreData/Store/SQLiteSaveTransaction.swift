@@ -361,26 +361,29 @@ final class SQLiteSaveTransaction {
     private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
         var index = first
         if !reusing.isEmpty { writtenExternalColumns.removeAll() }
-        for slot in slots {
-            switch slot.kind {
+        // By position, reading each field in place: a copy of the whole slot per column
+        // (its name, column and attribute retained and released) cost more than the binding.
+        for position in slots.indices {
+            switch slots[position].kind {
             case .attribute(let storage):
                 if storage == .externalBinary {
-                    try bindExternal(row.attributes[slot.slot], slot: slot, to: statement, at: index, reusing: reusing)
-                } else if let value = row.attributes[slot.slot] {
-                    try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
+                    try bindExternal(row.attributes[slots[position].slot], slot: slots[position], to: statement, at: index, reusing: reusing)
+                } else if let value = row.attributes[slots[position].slot] {
+                    try RowCodec.bind(value, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)
                 }
             case .compositeElement(let storage):
+                let slot = slots[position]
                 if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: row.attributes[slot.slot]) {
                     try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)
                 }
             case .foreignKey:
-                if let key = row.toOne[slot.name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
+                if let key = row.toOne[slots[position].name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
             case .foreignEntity:
-                if let key = row.toOne[slot.name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
+                if let key = row.toOne[slots[position].name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
             }
             index += 1
         }

@@ -25,17 +25,33 @@ private struct ConstraintKey: Hashable {
 }
 
 /// The values of one constraint in an object or a row. A one-property constraint (most of
-/// them) keeps its value alone, so no array is made and hashed for every object and row.
+/// them) keeps its value alone, so no array is made and hashed for every object and row;
+/// a string (the commonest constrained value) is kept as itself, hashed and compared
+/// without `AnyHashable`'s boxes.
 private enum ConstraintValues: Hashable {
+    case string(String)
     case one(AnyHashable)
     case many([AnyHashable])
 
     /// The value of the constraint's property number `index`.
     subscript(index: Int) -> AnyHashable {
         switch self {
+        case .string(let value): return AnyHashable(value)
         case .one(let value): return value
         case .many(let values): return values[index]
         }
+    }
+
+    /// One value: `.string` for a string (also one that `AnyHashable` turns into a Swift
+    /// string, such as an `NSString`), so that equal strings always meet as `.string`.
+    init?(one value: Any?) {
+        guard let value else { return nil }
+        if type(of: value) == String.self {
+            self = .string(value as! String)
+            return
+        }
+        guard let hashable = hashableValue(value) else { return nil }
+        if type(of: hashable.base) == String.self { self = .string(hashable.base as! String) } else { self = .one(hashable) }
     }
 }
 
@@ -67,13 +83,15 @@ extension SavePlan {
         var numbers: [ConstraintKey: Int] = [:]
         var index: [[ConstraintValues: Int]] = []  // by constraint number: values → group
         var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String], number: Int)]] = [:]
+        groups.reserveCapacity(candidates.count)
         func applicable(to entity: NSEntityDescription) -> [(declaring: NSEntityDescription, names: [String], number: Int)] {
             if let known = rules[ObjectIdentifier(entity)] { return known }
             let found = entity.applicableUniquenessConstraints.map { declaring, names in
                 let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
                 if let number = numbers[key] { return (declaring, names, number) }
                 numbers[key] = index.count
-                index.append([:])
+                // Sized for every candidate at once rather than grown (each growth rehashes).
+                index.append(Dictionary(minimumCapacity: candidates.count))
                 return (declaring, names, index.count - 1)
             }
             rules[ObjectIdentifier(entity)] = found
@@ -149,8 +167,8 @@ extension SavePlan {
     /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
     private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> ConstraintValues? {
         if names.count == 1 {
-            guard let slot = table.slotByName[names[0]], let value = hashableValue(values[slot]) else { return nil }
-            return .one(value)
+            guard let slot = table.slotByName[names[0]] else { return nil }
+            return ConstraintValues(one: values[slot])
         }
         var result: [AnyHashable] = []
         for name in names {
@@ -193,7 +211,7 @@ extension SavePlan {
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var lookup: [ConstraintValues: Int] = [:]
+            var lookup: [ConstraintValues: Int] = Dictionary(minimumCapacity: positions.count)
             for position in positions { lookup[groups[position].values] = position }
             for makeCondition in conditions {
                 let mapped = try engine.storeEntity(first.declaring)

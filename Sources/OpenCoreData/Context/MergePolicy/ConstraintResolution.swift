@@ -46,12 +46,23 @@ enum ConstraintResolution {
     }
 
     /// Sets `source`'s changed attributes and to-ones (all of them with `all`) on `target`.
+    ///
+    /// Attributes are compared as the objects store them (the same answer as comparing
+    /// what `value(forKey:)` hands out, without boxing each number in an `NSNumber`);
+    /// only a value that differs is read and set through key-value coding, so observers
+    /// and custom accessors see the merge.
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
-        let table = source.entity.propertyTable
+        let table = source.entity.propertyTable, targetTable = target.entity.propertyTable
         for (slot, property) in table.all.enumerated() {
             guard !property.isTransient, !(property is NSFetchedPropertyDescription) else { continue }
             if let relationship = property as? NSRelationshipDescription, relationship.isToMany { continue }
-            guard all || source.state.changedSlots.contains(slot), target.entity.propertyTable.byName[property.name] != nil else { continue }
+            guard all || source.state.changedSlots.contains(slot), let targetSlot = targetTable.slotByName[property.name] else { continue }
+            if property is NSAttributeDescription {
+                target.fulfillFaultIfNeeded()
+                if valueEquals(source.state.values[slot], target.state.values[targetSlot]) { continue }
+                target.setValue(source.value(forKey: property.name), forKey: property.name)
+                continue
+            }
             let value = source.value(forKey: property.name)
             if !valueEquals(value, target.value(forKey: property.name)) { target.setValue(value, forKey: property.name) }
         }

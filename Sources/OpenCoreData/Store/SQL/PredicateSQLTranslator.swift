@@ -98,7 +98,9 @@ final class PredicateSQLTranslator {
     /// and parsing a predicate: for the long lists the library builds itself (a save's
     /// search for stored duplicates of a uniqueness constraint).
     func inCondition(keyPath: String, values: [Any]) throws -> SQLFragment {
-        try inList(try operand(forKeyPath: keyPath), values, [])
+        // The elements as they are: the container's checks (is it a string? which kind of
+        // collection?) would bridge the whole array to Foundation to ask.
+        try inList(try operand(forKeyPath: keyPath), elements: values, [])
     }
 
     private func translate(_ predicate: NSPredicate, in scope: SQLScope) throws -> SQLFragment {
@@ -336,6 +338,11 @@ final class PredicateSQLTranslator {
         guard let container = unwrapAny(value), !(container is NSNull) else { return known(false, left) }
         if PredicateValues.string(container) != nil { throw SQLUntranslatable("IN with a string on the right (a substring test)") }
         guard let elements = collectionOrDictionaryElements(container) else { return known(false, left) }
+        return try inList(left, elements: elements, options)
+    }
+
+    /// `x IN {a, b, …}` for the collection's `elements`.
+    private func inList(_ left: SQLOperand, elements: [Any], _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
         guard let test = left.nullTest, let leftSQL = left.valueSQL else { throw SQLUntranslatable("IN on \(left)") }
         let hasNil = elements.contains { isNilValue($0) }
         let values = elements.filter { !isNilValue($0) }
