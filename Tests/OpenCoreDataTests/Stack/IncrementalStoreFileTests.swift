@@ -69,6 +69,23 @@ final class IncrementalStoreFileTests: CoreTestCase {
         }
     }
 
+    /// A store class that does not override the file-metadata class methods gets an error
+    /// naming the method, not a trap and not SQLite's answer for a file it cannot read.
+    func testAStoreClassWithoutFileMethodsSaysWhichMethodIsMissing() throws {
+        final class NoFileMethodsStore: NSIncrementalStore {}
+        NSPersistentStoreCoordinator.registerStoreClass(NoFileMethodsStore.self, forStoreType: "NoFileMethods")
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, forStoreType: "NoFileMethods") }
+        let url = directory.appendingPathComponent("Anything.store")
+        XCTAssertThrowsError(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: "NoFileMethods", at: url)) { error in
+            XCTAssertEqual((error as NSError).code, NSPersistentStoreOperationError)
+            XCTAssertTrue((error as NSError).localizedDescription.contains("does not override metadataForPersistentStore(with:)"),
+                          (error as NSError).localizedDescription)
+        }
+        XCTAssertThrowsError(try NSPersistentStoreCoordinator.setMetadata([:], forPersistentStoreOfType: "NoFileMethods", at: url)) { error in
+            XCTAssertTrue((error as NSError).localizedDescription.contains("setMetadata(_:forPersistentStoreAt:)"))
+        }
+    }
+
     func testMigratingBetweenTheIncrementalStoreAndSQLiteCopiesEveryObject() throws {
         try seed("Trails.json", type: JSONFileStore.type)
         let container = try open("Trails.json", type: JSONFileStore.type)
