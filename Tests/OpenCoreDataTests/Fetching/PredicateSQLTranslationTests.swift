@@ -68,9 +68,6 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("name == 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 0 END", binds: [])
         try assertSQL("name != 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 1 END", binds: [])
         try assertSQL("rating IN {'x'}", [], " CASE WHEN t0.ZRATING IS NULL THEN NULL ELSE 0 END", binds: [])
-        // nil has no order: `rating < NULL` is unknown for every row.
-        try assertSQL("rating < nil", [], " NULL", binds: [])
-        try assertSQL("NOT rating < nil", [], " NOT ( NULL)", binds: [])
         try assertSQL("rating > 3 OR 1 == 1", [], " 1", binds: [])
         // SQLite's `x IN ()` is false, for NULL too.
         try assertSQL("rating IN {}", [], " 0", binds: [])
@@ -182,6 +179,30 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertEqual(try exception(NSCompoundPredicate(notPredicateWithSubpredicate: block)), "NSInvalidArgumentException: Problem with subpredicate \(block)")
         // What Core Data runs in SQL raises nothing.
         XCTAssertNil(try exception(NSPredicate(format: "ANY hikes.distance > 3 AND country.name BEGINSWITH 'J'")))
+    }
+
+    /// A nil constant where Core Data's store refuses one, with NSSQLSimpleWhereIntermediate's
+    /// reasons: ordered against (`illegal comparison with NULL`, either side, under NOT or
+    /// ANY too), or on the left of any comparison (`can't use NULL on left hand side`).
+    /// `== nil` and `!= nil` are its `IS NULL` tests; nil inside arithmetic is SQL's NULL.
+    func testNilConstantsCoreDataRefuses() throws {
+        let illegal = "NSInvalidArgumentException: illegal comparison with NULL"
+        for format in ["rating < nil", "rating <= nil", "rating > nil", "rating >= nil", "NOT rating < nil", "ANY hikes.distance > nil"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), illegal, format)
+        }
+        XCTAssertEqual(try exception(NSPredicate(format: "rating < %@", argumentArray: [NSNull()])), illegal)
+        let leftHandSide = "NSInvalidArgumentException: can't use NULL on left hand side"
+        for format in ["nil == name", "nil != name", "nil < rating", "nil IN {1, 2}"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), leftHandSide, format)
+        }
+        XCTAssertEqual(try exception(NSPredicate(format: "rating < $R").withSubstitutionVariables(["R": NSNull()])), illegal)
+        XCTAssertNil(try exception(NSPredicate(format: "name == nil OR name != nil")))
+        XCTAssertNil(try exception(NSPredicate(format: "rating + nil > 1")))
+        // In memory both are plain comparisons: false for every object.
+        let trail = ["rating": 3] as NSDictionary
+        XCTAssertFalse(NSPredicate(format: "rating < nil").evaluate(with: trail))
+        XCTAssertFalse(NSPredicate(format: "nil == rating").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "NOT rating < nil").evaluate(with: trail))
     }
 
     /// Arithmetic and the functions Core Data's store writes in SQL, with its SQL text:

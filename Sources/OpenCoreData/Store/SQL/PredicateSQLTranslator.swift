@@ -137,6 +137,7 @@ final class PredicateSQLTranslator {
     private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
         let op = comparison.effectiveOperator
         let options = comparison.options
+        try refuseNilConstants(comparison, op)
         let left = try operand(comparison.leftExpression, in: scope)
         let right = try operand(comparison.rightExpression, in: scope)
         switch comparison.comparisonPredicateModifier {
@@ -164,6 +165,24 @@ final class PredicateSQLTranslator {
     }
 
     // MARK: Comparisons
+
+    /// Core Data's refusals of a nil constant (NSSQLSimpleWhereIntermediate's
+    /// `generateSQLStringInContext:`): on the left of any comparison but an ALL, `can't
+    /// use NULL on left hand side`; on either side of `<`, `<=`, `>`, `>=`, `illegal
+    /// comparison with NULL`. `evaluate(with:)` answers both in memory (false).
+    private func refuseNilConstants(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator) throws {
+        func isNilConstant(_ expression: NSExpression) -> Bool {
+            if case .constant(let value) = expression.node { return isNilValue(value) }
+            return false
+        }
+        if comparison.comparisonPredicateModifier != .all, isNilConstant(comparison.leftExpression) {
+            throw SQLUntranslatable.raising("can't use NULL on left hand side")
+        }
+        let ordering: Set<NSComparisonPredicate.Operator> = [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo]
+        if ordering.contains(op), isNilConstant(comparison.rightExpression) {
+            throw SQLUntranslatable.raising("illegal comparison with NULL")
+        }
+    }
 
     /// `left op right` without a modifier.
     private func direct(_ left: SQLOperand, _ op: NSComparisonPredicate.Operator, _ right: SQLOperand,
