@@ -254,6 +254,27 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertNil(try exception(NSPredicate(format: "lengthKm > sqrt(16)")))
     }
 
+    /// A cast or an index of a key path: `castObject:toType:` and `objectFrom:withIndex:`
+    /// are not among the selectors NSSQLFunctionExpressionIntermediate's
+    /// `generateSQLStringInContext:` writes, so Core Data's store raises its `Unsupported
+    /// function type passed to SQL store` for them, where `evaluate(with:)` answers.
+    /// `@count` (and `count:`) of a to-many relationship is SQL; `[SIZE]` is an index.
+    func testCastsAndIndexesOfKeyPathsRaise() throws {
+        let unsupported = "NSInvalidArgumentException: Unsupported function type passed to SQL store"
+        for format in ["CAST(rating, 'NSString') == '3'", "CAST(name, 'NSNumber') > 2", "hikes[FIRST].distance > 2",
+                       "hikes[LAST] == nil", "hikes[SIZE] > 1", "hikes[0].distance > 1"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), unsupported, format)
+        }
+        XCTAssertNil(try exception(NSPredicate(format: "hikes.@count > 1")))
+        XCTAssertNil(try exception(NSPredicate(format: "count:(hikes) > 1")))
+        XCTAssertNil(try exception(NSPredicate(format: "opened < CAST(86400, 'NSDate')")))
+        // In memory they are plain values.
+        let trail = ["rating": 3, "name": "12", "tags": ["a", "b"]] as NSDictionary
+        XCTAssertTrue(NSPredicate(format: "CAST(rating, 'NSString') == '3'").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "CAST(name, 'NSNumber') > 2").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "tags[0] == 'a' AND tags[SIZE] == 2").evaluate(with: trail))
+    }
+
     func testConstantExpressionsAreComputedOnce() throws {
         try assertSQL("rating > 1 + 2", [], " t0.ZRATING > ?", binds: ["3"])
         try assertSQL("opened < CAST(86400, 'NSDate')", [], " t0.ZOPENED < ?", binds: ["(timestamp)86400.000000"])

@@ -28,10 +28,13 @@ extension PredicateSQLTranslator {
     ]
 
     /// Functions Core Data's store translates that this library still evaluates in memory
-    /// (`average:`, a cast, an index, aggregates of anything but a to-many key path), so
-    /// they raise nothing.
+    /// (`average:`, aggregates of anything but a to-many key path), so they raise nothing. A cast or an index of a key path
+    /// (`CAST(rating, 'NSString')`, `hikes[FIRST]`, `tags[0]`, `hikes[SIZE]`) is not here:
+    /// `castObject:toType:` and `objectFrom:withIndex:` are not among the selectors
+    /// NSSQLFunctionExpressionIntermediate writes, so Core Data's store raises for them (a
+    /// cast of constants is computed once, before any SQL).
     static let functionsLeftToMemory: Set<String> = [
-        "sum:", "count:", "min:", "max:", "average:", "castObject:toType:", "objectFrom:withIndex:",
+        "sum:", "count:", "min:", "max:", "average:",
     ]
 
     /// Core Data's message for a function its store cannot write in SQL (`sqrt:`, `floor:`,
