@@ -69,13 +69,49 @@ final class ArithmeticFetchTests: FetchTestCase {
             fixture.insert("Hike", ["distance": distance]).setValue(ridge, forKey: "trail")
         }
         try context.save()
-        let sum = try answers("sum:(hikes.distance) > 5", where: "(SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?")
+        let sum = try answers("sum:(hikes.distance) > 5", where: "(SELECT TOTAL(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?")
         XCTAssertEqual(sum.fetch, ["Ridge"])
         XCTAssertEqual(sum.memory, ["Ridge"])
         let none = try answers("count:(hikes) == 0", where: "(SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) = ?")
         XCTAssertEqual(none.fetch, ["Coast", "Unrated"])
         XCTAssertEqual(none.memory, ["Coast", "Unrated"])
         XCTAssertEqual(try answers("max:(hikes.distance) == 4", where: "(SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1").fetch, ["Ridge"])
+    }
+
+    /// `average:` of a to-many key path is SQL's AVG in a correlated subquery, NULL over no
+    /// elements: the trails without hikes are not fetched by `average:(…) == 0` or by its
+    /// NOT; `sum:` is TOTAL, 0 over no elements, as in memory.
+    func testAverageOfAToManyKeyPathIsNullWithoutElements() throws {
+        let ridge = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first { $0.value(forKey: "name") as? String == "Ridge" }!
+        for distance in [3.0, 6.0] {
+            fixture.insert("Hike", ["distance": distance]).setValue(ridge, forKey: "trail")
+        }
+        try context.save()
+        let average = try answers("average:(hikes.distance) == 4.5", where: "WHERE  (SELECT AVG(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) = ?")
+        XCTAssertEqual(average.fetch, ["Ridge"])
+        XCTAssertEqual(average.memory, ["Ridge"])
+        let notAverage = try answers("NOT (average:(hikes.distance) == 4.5)", where: "(SELECT AVG(t1.ZDISTANCE)")
+        XCTAssertEqual(notAverage.fetch, [], "AVG of no rows is NULL: unknown, not fetched")
+        XCTAssertEqual(notAverage.memory, ["Coast", "Unrated"])
+        let noSum = try answers("sum:(hikes.distance) == 0", where: "(SELECT TOTAL(t1.ZDISTANCE)")
+        XCTAssertEqual(noSum.fetch, ["Coast", "Unrated"])
+        XCTAssertEqual(noSum.memory, ["Coast", "Unrated"])
+    }
+
+    /// `average:`, `sum:`, `min:`, `max:` of an attribute of the fetched entity: Core Data's
+    /// store compares each row with the aggregate over the whole table, an uncorrelated
+    /// subquery; `evaluate(with:)` aggregates the one object's own value.
+    func testAggregateFunctionsOfAnAttributeRunOverTheTable() throws {
+        // Lengths 12, 4, 4: the average is 6.67.
+        let longer = try answers("lengthKm > average:(lengthKm)", where: "WHERE  t0.ZLENGTHKM > (SELECT avg(t1.ZLENGTHKM) FROM ZTRAIL t1)")
+        XCTAssertEqual(longer.fetch, ["Ridge"])
+        XCTAssertEqual(longer.memory, [], "in memory each length is its own average")
+        let best = try answers("rating == max:(rating)", where: "WHERE  t0.ZRATING = (SELECT max(t1.ZRATING) FROM ZTRAIL t1)")
+        XCTAssertEqual(best.fetch, ["Ridge"])
+        XCTAssertEqual(best.memory, ["Coast", "Ridge", "Unrated"], "in memory the max of a nil rating is nil, and nil == nil")
+        let share = try answers("lengthKm * 5 > sum:(lengthKm)", where: "WHERE  (t0.ZLENGTHKM * ?) > (SELECT total(t1.ZLENGTHKM) FROM ZTRAIL t1)")
+        XCTAssertEqual(share.fetch, ["Ridge"])
+        XCTAssertEqual(share.memory, ["Coast", "Ridge", "Unrated"])
     }
 
     func testFunctionsCoreDataWritesInSQL() throws {

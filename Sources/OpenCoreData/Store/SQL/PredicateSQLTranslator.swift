@@ -476,6 +476,34 @@ final class PredicateSQLTranslator {
         return .scalar(aggregate(sub, function.replacingOccurrences(of: "%@", with: column), owner: position), kind, nullable: nullable)
     }
 
+    /// `(SELECT <FUNCTION>(tN.<column>) FROM … WHERE <link>)`: `sum:`, `average:`, `min:` or
+    /// `max:` of a to-many key path (see ``aggregateFunctionSQL``). NULL over no elements,
+    /// except TOTAL's 0.
+    func toManyAggregate(_ function: String, from position: SQLPosition, _ relationship: NSRelationshipDescription, _ key: String,
+                         in scope: SQLScope) throws -> SQLOperand {
+        let sub = try enter(relationship, from: position, in: scope, variable: nil)
+        let ordersDates = function == "MIN" || function == "MAX"
+        guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        let nullable = position.nullable || function != "TOTAL"
+        return .scalar(aggregate(sub, "\(function)(\(column))", owner: position), kind, nullable: nullable)
+    }
+
+    /// `(SELECT <function>(tN.<column>) FROM <table> tN)`: `sum:`, `average:`, `min:` or
+    /// `max:` of an attribute of the fetched entity, over every row of its table, as Core
+    /// Data's `_generateUncorrelatedSubqueryStringWithSymbol:` writes it for a WHERE clause
+    /// (no `Z_ENT` restriction: sub-entities sharing the table count too).
+    func wholeTableAggregate(_ function: String, of key: String) throws -> SQLOperand {
+        let alias = newAlias()
+        let position = SQLPosition(alias: alias, entity: root.entity, table: root.table, nullable: false)
+        let ordersDates = function == "min" || function == "max"
+        guard case .attribute(let column, let kind) = try resolve([key], from: position, in: root),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        return .scalar(SQLFragment("(SELECT \(function)(\(column)) FROM \(root.table.name) \(alias))"), kind, nullable: function != "total")
+    }
+
     /// `(SELECT <function> FROM … WHERE <link> [AND <condition>])`, or NULL when the owner
     /// row is missing (a nil to-one on the way), as a key path through nil is nil.
     private func aggregate(_ sub: SQLScope, _ function: String, owner: SQLPosition, condition: SQLFragment? = nil) -> SQLFragment {
