@@ -78,6 +78,13 @@ final class ArithmeticFetchTests: FetchTestCase {
         XCTAssertEqual(try answers("max:(hikes.distance) == 4", where: "(SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1").fetch, ["Ridge"])
     }
 
+    /// BETWEEN key paths: SQL, each bound a column; a nil bound leaves the row out.
+    func testBetweenKeyPathsIsSQL() throws {
+        let result = try answers("lengthKm BETWEEN {rating, elevation}", where: "WHERE ( t0.ZLENGTHKM >= t0.ZRATING AND  t0.ZLENGTHKM <= t0.ZELEVATION)")
+        XCTAssertEqual(result.fetch, ["Coast", "Ridge"])
+        XCTAssertEqual(result.memory, ["Coast", "Ridge"])
+    }
+
     /// `average:` of a to-many key path is SQL's AVG in a correlated subquery, NULL over no
     /// elements: the trails without hikes are not fetched by `average:(…) == 0` or by its
     /// NOT; `sum:` is TOTAL, 0 over no elements, as in memory.

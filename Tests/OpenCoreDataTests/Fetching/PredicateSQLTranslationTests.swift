@@ -62,6 +62,16 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("lengthKm != elevation", [], " t0.ZLENGTHKM <> t0.ZELEVATION", binds: [])
     }
 
+    /// BETWEEN with key paths among its bounds is SQL in Core Data's store
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLBetweenStringInContext:` writes each
+    /// bound of an aggregate expression, key path or constant): the same test as `>=` and `<=`.
+    func testBetweenKeyPathBounds() throws {
+        try assertSQL("lengthKm BETWEEN {rating, elevation}", [], "( t0.ZLENGTHKM >= t0.ZRATING AND  t0.ZLENGTHKM <= t0.ZELEVATION)", binds: [])
+        try assertSQL("lengthKm BETWEEN {2, elevation}", [], "( t0.ZLENGTHKM >= ? AND  t0.ZLENGTHKM <= t0.ZELEVATION)", binds: ["2"])
+        try assertSQL("distance BETWEEN {1, trail.lengthKm}", [], "( t0.ZDISTANCE >= ? AND  t0.ZDISTANCE <= t1.ZLENGTHKM)", binds: ["1"],
+                      joins: " LEFT OUTER JOIN ZTRAIL t1 ON t0.ZTRAIL = t1.Z_PK", entity: "Hike")
+    }
+
     func testStaticAnswers() throws {
         // A string never equals a number: decided without the value, except that a NULL
         // operand makes any comparison unknown, as `t0.ZNAME = 3` would be.

@@ -139,6 +139,14 @@ final class PredicateSQLTranslator {
         let options = comparison.options
         try refuseNilConstants(comparison, op)
         let left = try operand(comparison.leftExpression, in: scope)
+        if op == .between, comparison.comparisonPredicateModifier == .direct, let bounds = try keyPathBounds(comparison.rightExpression, in: scope) {
+            // `quantity BETWEEN {minimum, maximum}` with key paths among the bounds: Core Data's
+            // `(t0.ZQUANTITY BETWEEN t0.ZMINIMUM AND t0.ZMAXIMUM)`, the same test as these two.
+            return .compound([
+                try direct(left, .greaterThanOrEqualTo, bounds.lower, options, in: scope),
+                try direct(left, .lessThanOrEqualTo, bounds.upper, options, in: scope),
+            ], and: true)
+        }
         let right = try operand(comparison.rightExpression, in: scope)
         switch comparison.comparisonPredicateModifier {
         case .direct:
@@ -165,6 +173,13 @@ final class PredicateSQLTranslator {
     }
 
     // MARK: Comparisons
+
+    /// The two bounds of `BETWEEN {a, b}` when either is not a constant (a key path, a
+    /// function of one), as operands; nil for constant bounds, which ``direct`` handles.
+    private func keyPathBounds(_ expression: NSExpression, in scope: SQLScope) throws -> (lower: SQLOperand, upper: SQLOperand)? {
+        guard case .aggregate(let items) = expression.node, items.count == 2, !Self.isConstant(expression) else { return nil }
+        return (try operand(items[0], in: scope), try operand(items[1], in: scope))
+    }
 
     /// Core Data's refusals of a nil constant (NSSQLSimpleWhereIntermediate's
     /// `generateSQLStringInContext:`): on the left of any comparison but an ALL, `can't
