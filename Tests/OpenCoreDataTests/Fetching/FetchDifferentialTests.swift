@@ -412,7 +412,11 @@ struct PredicateGenerator {
     private func comparison(_ left: NSExpression, _ op: NSComparisonPredicate.Operator, _ right: Any?,
                             _ options: NSComparisonPredicate.Options = [], modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
         let rightExpression = (right as? NSExpression) ?? NSExpression(forConstantValue: right)
-        return NSComparisonPredicate(leftExpression: left, rightExpression: rightExpression, modifier: modifier, type: op, options: options)
+        // Core Data's store refuses an ordering against nil ('illegal comparison with NULL',
+        // PredicateSQLTranslationTests.testNilConstantsCoreDataRefuses): ask != nil instead.
+        let orderings: [NSComparisonPredicate.Operator] = [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo]
+        let type = orderings.contains(op) && right is NSExpression == false && isNilValue(right) ? .notEqualTo : op
+        return NSComparisonPredicate(leftExpression: left, rightExpression: rightExpression, modifier: modifier, type: type, options: options)
     }
 
     /// A comparison of a string value at `key`.
