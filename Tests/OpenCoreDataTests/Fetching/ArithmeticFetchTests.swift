@@ -25,11 +25,11 @@ final class ArithmeticFetchTests: FetchTestCase {
 
     /// The names a SQL fetch returns (checked to run as one `SELECT` whose text contains
     /// `sql`), and those `evaluate(with:)` accepts; both sorted.
-    private func answers(_ format: String, where sql: String, file: StaticString = #filePath, line: UInt = #line) throws
+    private func answers(_ format: String, where sql: String, arguments: [Any] = [], file: StaticString = #filePath, line: UInt = #line) throws
         -> (fetch: [String], memory: [String])
     {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Trail")
-        request.predicate = NSPredicate(format: format)
+        request.predicate = NSPredicate(format: format, argumentArray: arguments)
         let (fetched, lines) = try capturingSQL { try context.fetch(request) }
         XCTAssertTrue(lines.first?.hasPrefix("CoreData: sql: SELECT") == true, "\(format): \(lines)", file: file, line: line)
         XCTAssertTrue(lines.first?.contains(sql) == true, "\(format): \(lines.first ?? "")", file: file, line: line)
@@ -76,6 +76,30 @@ final class ArithmeticFetchTests: FetchTestCase {
         XCTAssertEqual(none.fetch, ["Coast", "Unrated"])
         XCTAssertEqual(none.memory, ["Coast", "Unrated"])
         XCTAssertEqual(try answers("max:(hikes.distance) == 4", where: "(SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1").fetch, ["Ridge"])
+    }
+
+    /// Decimal attributes are compared and sorted in SQL, as numbers: a decimal of up to 15
+    /// digits is an INTEGER or REAL in its DECIMAL column and compares by value, as in
+    /// memory; one of more digits stays text and SQL orders it after every number, where
+    /// memory compares its value.
+    func testDecimalAttributesAreComparedAndSortedInSQL() throws {
+        let trails = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        let fees: [String: Decimal?] = ["Ridge": Decimal(string: "19.99"), "Coast": Decimal(5), "Unrated": Decimal(string: "1.23456789012345678901")]
+        for trail in trails { trail.setValue(fees[trail.value(forKey: "name") as! String]!, forKey: "fee") }
+        try context.save()
+        let over = try answers("fee > 10", where: "WHERE  t0.ZFEE > ?")
+        XCTAssertEqual(over.fetch, ["Ridge", "Unrated"], "the 21-digit fee is text in its column, after every number")
+        XCTAssertEqual(over.memory, ["Ridge"])
+        let exact = try answers("fee == %@", where: "WHERE  t0.ZFEE = ?", arguments: [Decimal(string: "19.99")!])
+        XCTAssertEqual(exact.fetch, ["Ridge"], "bound as the double nearest 19.99, as the column holds it")
+        let whole = try answers("fee == 5", where: "WHERE  t0.ZFEE = ?")
+        XCTAssertEqual(whole.fetch, ["Coast"])
+        XCTAssertEqual(whole.memory, ["Coast"])
+        let sorted = NSFetchRequest<NSManagedObject>(entityName: "Trail")
+        sorted.sortDescriptors = [NSSortDescriptor(key: "fee", ascending: true)]
+        let (inOrder, lines) = try capturingSQL { try context.fetch(sorted) }
+        XCTAssertTrue(lines.first?.contains("ORDER BY t0.ZFEE, t0.Z_PK") == true, lines.first ?? "")
+        XCTAssertEqual(inOrder.map { $0.value(forKey: "name") as! String }, ["Coast", "Ridge", "Unrated"])
     }
 
     /// BETWEEN key paths: SQL, each bound a column; a nil bound leaves the row out.

@@ -60,6 +60,10 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("lengthKm < elevation", [], " t0.ZLENGTHKM < t0.ZELEVATION", binds: [])
         try assertSQL("lengthKm == elevation", [], " t0.ZLENGTHKM = t0.ZELEVATION", binds: [])
         try assertSQL("lengthKm != elevation", [], " t0.ZLENGTHKM <> t0.ZELEVATION", binds: [])
+        // A decimal attribute is a number column.
+        try assertSQL("fee > %@", [Decimal(string: "19.99")!], " t0.ZFEE > ?", binds: ["19.99"])
+        try assertSQL("fee == 5", [], " t0.ZFEE = ?", binds: ["5"])
+        XCTAssertEqual(try translator().orderBy([NSSortDescriptor(key: "fee", ascending: false)]), "t0.ZFEE DESC, t0.Z_PK")
     }
 
     /// BETWEEN with key paths among its bounds is SQL in Core Data's store
@@ -152,9 +156,8 @@ final class PredicateSQLTranslationTests: FetchTestCase {
 
     /// This library's gaps: no exception, the fetch evaluates these parts in memory.
     func testWhatStaysInMemory() throws {
-        try assertFallsBack(NSPredicate(format: "fee > 3"), "attribute fee of type decimal")
         try assertFallsBack(NSPredicate(format: "count:(rating) > 3"), "function count:")
-        for predicate in ["fee > 3", "count:(rating) > 3"] {
+        for predicate in ["count:(rating) > 3"] {
             XCTAssertThrowsError(try translator().condition(NSPredicate(format: predicate))) { error in
                 XCTAssertNil((error as? SQLUntranslatable)?.exception, predicate)
             }

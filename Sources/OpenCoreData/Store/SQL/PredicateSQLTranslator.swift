@@ -772,7 +772,13 @@ final class PredicateSQLTranslator {
                 // Bound as the number column's double, as an NSDecimalNumber (objCType "d")
                 // is bound for a Double or Float attribute.
                 guard !decimal.isNaN else { throw SQLUntranslatable("a decimal constant that is not a number") }
-                return .bound(.real(NSDecimalNumber(decimal: decimal).doubleValue))
+                // Through its text: the double nearest the decimal, the one SQLite makes of the
+                // same digits bound into a DECIMAL column (swift-corelibs-foundation's
+                // doubleValue of 19.99 is 19.990000000000002, which would never match).
+                guard let double = Double(NSDecimalNumber(decimal: decimal).stringValue) else {
+                    throw SQLUntranslatable("a decimal constant \(decimal)")
+                }
+                return .bound(.real(double))
             }
         case .date:
             return PredicateValues.date(value).map { .bound(.timestamp($0.timeIntervalSinceReferenceDate)) } ?? .mismatch
@@ -817,10 +823,15 @@ enum SQLValueKind: String {
         case .string: self = .string
         case .uri: self = .uri
         case .integer16, .integer32, .integer64, .boolean, .double, .float: self = .number
+        // A decimal is compared and sorted by SQL as a number, as in Core Data's store, which
+        // binds its text into a DECIMAL column (see ``RowCodec``): an integer or REAL there.
+        // One of more than 15 digits stays text (a BLOB here), which SQL orders after every
+        // number, as it orders Core Data's TEXT.
+        case .decimal: self = .number
         case .date: self = .date
         case .uuid: self = .uuid
         case .binary: self = .binary
-        case .decimal, .externalBinary, .transformable: return nil
+        case .externalBinary, .transformable: return nil
         }
     }
 }
