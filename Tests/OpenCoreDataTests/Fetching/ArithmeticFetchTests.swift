@@ -124,6 +124,10 @@ final class ArithmeticFetchTests: FetchTestCase {
         let notAverage = try answers("NOT (average:(hikes.distance) == 4.5)", where: "(SELECT AVG(t1.ZDISTANCE)")
         XCTAssertEqual(notAverage.fetch, [], "AVG of no rows is NULL: unknown, not fetched")
         XCTAssertEqual(notAverage.memory, ["Coast", "Unrated"])
+        // `hikes.@avg.distance` is the same AVG subquery (Core Data rewrites @avg as average:).
+        let notAverageOperator = try answers("NOT (hikes.@avg.distance == 4.5)", where: "(SELECT AVG(t1.ZDISTANCE)")
+        XCTAssertEqual(notAverageOperator.fetch, [])
+        XCTAssertEqual(notAverageOperator.memory, ["Coast", "Unrated"])
         let noSum = try answers("sum:(hikes.distance) == 0", where: "(SELECT TOTAL(t1.ZDISTANCE)")
         XCTAssertEqual(noSum.fetch, ["Coast", "Unrated"])
         XCTAssertEqual(noSum.memory, ["Coast", "Unrated"])

@@ -468,27 +468,21 @@ final class PredicateSQLTranslator {
     }
 
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` of a to-many relationship; a path
-    /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``.
+    /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``. Core Data's
+    /// store rewrites the operators as the functions `sum:`, `average:`, `min:`, `max:`
+    /// (NSExpression's `_NSCoreDataSQLPredicateCategories`), so `@sum` is TOTAL and `@avg`
+    /// AVG, NULL over no elements (``toManyAggregate(_:from:_:_:in:)``).
     func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
         guard let first = rest.first, first.hasPrefix("@") else { return .toMany(position, relationship, rest) }
-        let sub = try enter(relationship, from: position, in: scope, variable: nil)
-        let function: String
-        var kinds: Set<SQLValueKind> = [.number]
-        switch first {
-        case "@count":
+        let functions = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"]
+        if first == "@count" {
             guard rest.count == 1 else { throw SQLUntranslatable("a key path after @count") }
+            let sub = try enter(relationship, from: position, in: scope, variable: nil)
             return .scalar(aggregate(sub, "COUNT(*)", owner: position), .number, nullable: position.nullable)
-        case "@sum": function = "IFNULL(SUM(%@), 0)"
-        case "@avg": function = "IFNULL(AVG(%@), 0)"
-        case "@min": function = "MIN(%@)"; kinds.insert(.date)
-        case "@max": function = "MAX(%@)"; kinds.insert(.date)
-        default: throw SQLUntranslatable("collection operator \(first)")
         }
-        guard rest.count == 2, case .attribute(let column, let kind) = try resolve([rest[1]], from: sub.position, in: sub), kinds.contains(kind) else {
-            throw SQLUntranslatable("\(first) of something other than a numeric attribute")
-        }
-        let nullable = position.nullable || first == "@min" || first == "@max"
-        return .scalar(aggregate(sub, function.replacingOccurrences(of: "%@", with: column), owner: position), kind, nullable: nullable)
+        guard let function = functions[first] else { throw SQLUntranslatable("collection operator \(first)") }
+        guard rest.count == 2 else { throw SQLUntranslatable("\(first) of something other than a numeric attribute") }
+        return try toManyAggregate(function, from: position, relationship, rest[1], in: scope)
     }
 
     /// `(SELECT <FUNCTION>(tN.<column>) FROM … WHERE <link>)`: `sum:`, `average:`, `min:` or
