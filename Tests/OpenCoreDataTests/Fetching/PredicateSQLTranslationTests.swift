@@ -76,6 +76,23 @@ final class PredicateSQLTranslationTests: FetchTestCase {
                       joins: " LEFT OUTER JOIN ZTRAIL t1 ON t0.ZTRAIL = t1.Z_PK", entity: "Hike")
     }
 
+    /// IN and CONTAINS between two single-valued key paths: Core Data's containment SQL
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLContainmentStringInContext:`) refuses
+    /// them, `(LHS and RHS both keypaths)`; `evaluate(with:)` answers (a substring test for
+    /// strings). A constant or a to-many side is SQL.
+    func testInAndContainsBetweenTwoKeyPathsRaise() throws {
+        for format in ["name IN country.name", "name CONTAINS country.name", "country.name CONTAINS[c] name"] {
+            let predicate = NSPredicate(format: format)
+            XCTAssertEqual(try exception(predicate), "NSInvalidArgumentException: unimplemented SQL generation for predicate : (\(predicate)) (LHS and RHS both keypaths)", format)
+        }
+        XCTAssertNil(try exception(NSPredicate(format: "name IN %@", ["a"])))
+        XCTAssertNil(try exception(NSPredicate(format: "name CONTAINS 'a'")))
+        XCTAssertNil(try exception(NSPredicate(format: "lengthKm IN hikes.distance")))
+        let trail = ["name": "Ridge", "country": ["name": "Ridge Country"]] as NSDictionary
+        XCTAssertTrue(NSPredicate(format: "name IN country.name").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "country.name CONTAINS name").evaluate(with: trail))
+    }
+
     func testStaticAnswers() throws {
         // A string never equals a number: decided without the value, except that a NULL
         // operand makes any comparison unknown, as `t0.ZNAME = 3` would be.

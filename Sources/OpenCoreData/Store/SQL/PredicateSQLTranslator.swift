@@ -148,6 +148,7 @@ final class PredicateSQLTranslator {
             ], and: true)
         }
         let right = try operand(comparison.rightExpression, in: scope)
+        try refuseKeyPathContainment(comparison, op, left, right)
         switch comparison.comparisonPredicateModifier {
         case .direct:
             return try direct(left, op, right, options, in: scope)
@@ -173,6 +174,25 @@ final class PredicateSQLTranslator {
     }
 
     // MARK: Comparisons
+
+    /// `name IN nickname`, `name CONTAINS nickname`: Core Data's containment SQL
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLContainmentStringInContext:`) refuses
+    /// a key path on both sides with `unimplemented SQL generation for predicate : (%@)
+    /// (LHS and RHS both keypaths)`. Only single values are refused here: a to-many side
+    /// (`rating IN hikes.distance`) keeps its EXISTS subquery.
+    private func refuseKeyPathContainment(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator,
+                                          _ left: SQLOperand, _ right: SQLOperand) throws {
+        guard op == .in || op == .contains, comparison.comparisonPredicateModifier == .direct,
+            case .keyPath = comparison.leftExpression.node, case .keyPath = comparison.rightExpression.node
+        else { return }
+        for side in [left, right] {
+            switch side {
+            case .attribute, .object: continue
+            default: return
+            }
+        }
+        throw SQLUntranslatable.raising("unimplemented SQL generation for predicate : (\(comparison)) (LHS and RHS both keypaths)")
+    }
 
     /// The two bounds of `BETWEEN {a, b}` when either is not a constant (a key path, a
     /// function of one), as operands; nil for constant bounds, which ``direct`` handles.
