@@ -128,6 +128,9 @@ final class ArithmeticFetchTests: FetchTestCase {
         let notAverageOperator = try answers("NOT (hikes.@avg.distance == 4.5)", where: "(SELECT AVG(t1.ZDISTANCE)")
         XCTAssertEqual(notAverageOperator.fetch, [])
         XCTAssertEqual(notAverageOperator.memory, ["Coast", "Unrated"])
+        // After a SUBQUERY, @sum is SUM: NULL where no hike matches, so no trail is fetched.
+        let noneLong = try answers("SUBQUERY(hikes, $h, $h.distance > 5).@sum.distance == 0", where: "(SELECT SUM(t1.ZDISTANCE) FROM ZHIKE t1")
+        XCTAssertEqual(noneLong.fetch, [])
         let noSum = try answers("sum:(hikes.distance) == 0", where: "(SELECT TOTAL(t1.ZDISTANCE)")
         XCTAssertEqual(noSum.fetch, ["Coast", "Unrated"])
         XCTAssertEqual(noSum.memory, ["Coast", "Unrated"])

@@ -148,6 +148,12 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("hikes.@avg.distance < 5", [], " (SELECT AVG(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) < ?", binds: ["5"])
         try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10).@count > 0", [],
                       " (SELECT COUNT(*) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)) > ?", binds: ["10", "0"])
+        // A collection operator after a SUBQUERY: the trailing function of
+        // NSSQLSubqueryExpressionIntermediate, SUM (not TOTAL) over the matching elements.
+        try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10).@sum.distance > 30", [],
+                      " (SELECT SUM(t1.ZDISTANCE) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)) > ?", binds: ["10", "30"])
+        try assertSQL("SUBQUERY(hikes, $h, $h.notes != nil).@max.date > %@", [Date(timeIntervalSinceReferenceDate: 0)],
+                      " (SELECT MAX(t1.ZDATE) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZNOTES IS NOT NULL)) > ?", binds: ["(timestamp)0.000000"])
         try assertSQL("ANY hikes.hikers.name ==[c] %@", ["ana"],
                       " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  EXISTS (SELECT 1 FROM Z_2HIKERS t3 JOIN ZHIKER t2 ON t2.Z_PK = t3.Z_3HIKERS WHERE ( t3.Z_2HIKES = t1.Z_PK AND  NSCoreDataStringCompare(t2.ZNAME, ?, 4, 1, 0)))))",
                       binds: ["\"ana\""])

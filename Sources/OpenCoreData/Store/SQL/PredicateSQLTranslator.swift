@@ -568,7 +568,15 @@ final class PredicateSQLTranslator {
             guard let key = arguments.first?.constantValue.flatMap({ PredicateValues.string($0) }) else {
                 throw SQLUntranslatable("a key path that is not constant")
             }
-            let components = splitKeyPath(key)
+            var components = splitKeyPath(key)
+            var base = base
+            // `SUBQUERY(…).@sum.distance` parses as a key path on a key path on the SUBQUERY.
+            if case .function("valueForKeyPath:", let inner?, let innerArguments) = base.node, case .subquery = inner.node,
+                let innerKey = innerArguments.first?.constantValue.flatMap({ PredicateValues.string($0) })
+            {
+                components = splitKeyPath(innerKey) + components
+                base = inner
+            }
             switch try operand(base, in: scope) {
             case .object(let ref):
                 return try resolve(components, from: position(of: ref, in: scope), in: scope)
@@ -576,6 +584,8 @@ final class PredicateSQLTranslator {
                 return try toMany(from: from, relationship, rest + components, in: scope)
             case .subquery(let collection, let variable, let predicate) where components == ["@count"]:
                 return try subqueryCount(collection, variable, predicate, in: scope)
+            case .subquery(let collection, let variable, let predicate) where components.count == 2 && Self.subqueryAggregates[components[0]] != nil:
+                return try subqueryAggregate(Self.subqueryAggregates[components[0]]!, of: components[1], collection, variable, predicate, in: scope)
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
@@ -601,6 +611,28 @@ final class PredicateSQLTranslator {
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let condition = try translate(predicate, in: sub)
         return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// The SQL function of each collection operator after a SUBQUERY: NSSQLSubqueryExpression-
+    /// Intermediate writes a trailing `@sum`, `@avg`, `@min`, `@max` upper-cased (`AVG` for
+    /// `@avg`); unlike a key path's operators they are not rewritten as `sum:` and the
+    /// others first, so `@sum` is SUM, NULL where no element matches.
+    static let subqueryAggregates = ["@sum": "SUM", "@avg": "AVG", "@min": "MIN", "@max": "MAX"]
+
+    /// `SUBQUERY(collection, $x, predicate).@sum.key` (or `@avg`, `@min`, `@max`):
+    /// `(SELECT SUM(tN.<column>) FROM … WHERE <link> AND <predicate>)`.
+    private func subqueryAggregate(_ function: String, of key: String, _ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
+                                   in scope: SQLScope) throws -> SQLOperand {
+        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
+        let sub = try enter(relationship, from: from, in: scope, variable: variable)
+        let ordersDates = function == "MIN" || function == "MAX"
+        guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        let condition = try translate(predicate, in: sub)
+        return .scalar(aggregate(sub, "\(function)(\(column))", owner: from, condition: condition), kind, nullable: true)
     }
 
     /// Whether the expression's value is the same for every object (no key paths, no
