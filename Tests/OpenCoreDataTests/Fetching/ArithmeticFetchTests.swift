@@ -104,7 +104,7 @@ final class ArithmeticFetchTests: FetchTestCase {
 
     /// BETWEEN key paths: SQL, each bound a column; a nil bound leaves the row out.
     func testBetweenKeyPathsIsSQL() throws {
-        let result = try answers("lengthKm BETWEEN {rating, elevation}", where: "WHERE ( t0.ZLENGTHKM >= t0.ZRATING AND  t0.ZLENGTHKM <= t0.ZELEVATION)")
+        let result = try answers("lengthKm BETWEEN {rating, elevation}", where: "WHERE ( t0.ZLENGTHKM BETWEEN t0.ZRATING AND t0.ZELEVATION)")
         XCTAssertEqual(result.fetch, ["Coast", "Ridge"])
         XCTAssertEqual(result.memory, ["Coast", "Ridge"])
     }

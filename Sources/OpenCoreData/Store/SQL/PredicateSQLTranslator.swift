@@ -142,10 +142,7 @@ final class PredicateSQLTranslator {
         if op == .between, comparison.comparisonPredicateModifier == .direct, let bounds = try keyPathBounds(comparison.rightExpression, in: scope) {
             // `quantity BETWEEN {minimum, maximum}` with key paths among the bounds: Core Data's
             // `(t0.ZQUANTITY BETWEEN t0.ZMINIMUM AND t0.ZMAXIMUM)`, the same test as these two.
-            return .compound([
-                try direct(left, .greaterThanOrEqualTo, bounds.lower, options, in: scope),
-                try direct(left, .lessThanOrEqualTo, bounds.upper, options, in: scope),
-            ], and: true)
+            return try between(left, bounds.lower, bounds.upper, options, in: scope)
         }
         let right = try operand(comparison.rightExpression, in: scope)
         try refuseKeyPathContainment(comparison, op, left, right)
@@ -192,6 +189,28 @@ final class PredicateSQLTranslator {
             }
         }
         throw SQLUntranslatable.raising("unimplemented SQL generation for predicate : (\(comparison)) (LHS and RHS both keypaths)")
+    }
+
+    /// `x BETWEEN {lower, upper}`: Core Data's `( t0.ZX BETWEEN ? AND ?)`
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLBetweenStringInContext:`; mlsite.net/blog/
+    /// ?p=1150 quotes `t0.ZKEYWORD BETWEEN ? AND ?`) when both halves are plain SQL
+    /// comparisons of the same value, the same test as `x >= lower AND x <= upper`, which is
+    /// written instead where a half is not (a string compared with `[c]` or `[d]`, a bound
+    /// of another type).
+    private func between(_ left: SQLOperand, _ lower: SQLOperand, _ upper: SQLOperand, _ options: NSComparisonPredicate.Options,
+                         in scope: SQLScope) throws -> SQLFragment {
+        let atLeast = try direct(left, .greaterThanOrEqualTo, lower, options, in: scope)
+        let atMost = try direct(left, .lessThanOrEqualTo, upper, options, in: scope)
+        if let value = left.valueSQL, value.binds.isEmpty, !value.sql.contains("?") {
+            let lowerPrefix = " \(value.sql) >= ", upperPrefix = " \(value.sql) <= "
+            if atLeast.sql.hasPrefix(lowerPrefix), atMost.sql.hasPrefix(upperPrefix) {
+                let a = atLeast.sql.dropFirst(lowerPrefix.count), b = atMost.sql.dropFirst(upperPrefix.count)
+                if !a.contains(" "), !b.contains(" ") {
+                    return SQLFragment("( \(value.sql) BETWEEN \(a) AND \(b))", atLeast.binds + atMost.binds, nullable: atLeast.nullable || atMost.nullable)
+                }
+            }
+        }
+        return .compound([atLeast, atMost], and: true)
     }
 
     /// The two bounds of `BETWEEN {a, b}` when either is not a constant (a key path, a
@@ -247,10 +266,7 @@ final class PredicateSQLTranslator {
         case .between:
             guard case .constant(let value) = right else { throw SQLUntranslatable("BETWEEN with bounds that are not constant") }
             guard let bounds = unwrapAny(value).flatMap(collectionElements), bounds.count == 2 else { return known(false, left) }
-            return .compound([
-                try direct(left, .greaterThanOrEqualTo, .constant(bounds[0]), options, in: scope),
-                try direct(left, .lessThanOrEqualTo, .constant(bounds[1]), options, in: scope),
-            ], and: true)
+            return try between(left, .constant(bounds[0]), .constant(bounds[1]), options, in: scope)
         default:
             break
         }
