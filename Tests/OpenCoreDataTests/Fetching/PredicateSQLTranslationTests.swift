@@ -186,8 +186,8 @@ final class PredicateSQLTranslationTests: FetchTestCase {
 
     /// This library's gaps: no exception, the fetch evaluates these parts in memory.
     func testWhatStaysInMemory() throws {
-        try assertFallsBack(NSPredicate(format: "count:(rating) > 3"), "function count:")
-        for predicate in ["count:(rating) > 3"] {
+        try assertFallsBack(NSPredicate(format: "name != rating"), "a comparison of a string with a number key path")
+        for predicate in ["name != rating"] {
             XCTAssertThrowsError(try translator().condition(NSPredicate(format: predicate))) { error in
                 XCTAssertNil((error as? SQLUntranslatable)?.exception, predicate)
             }
@@ -305,6 +305,24 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertNil(try exception(NSPredicate(format: "name == $NAME").withSubstitutionVariables(["NAME": "Ridge"])))
         // A function of constants is computed once, as before.
         XCTAssertNil(try exception(NSPredicate(format: "lengthKm > sqrt(16)")))
+    }
+
+    /// An aggregate function of a key path that crosses no to-many relationship: Core
+    /// Data's correlated aggregate (`_generateCorrelatedSubqueryStringWithSymbol:…` of
+    /// NSSQLFunctionExpressionIntermediate) raises `Invalid keypath (request for aggregate
+    /// operation on a toOne-only keypath): %@`; `count:` always takes that route, `sum:`,
+    /// `average:`, `min:`, `max:` when the path has a dot (a single attribute is the table's).
+    func testAggregatesOfToOneOnlyKeyPathsRaise() throws {
+        XCTAssertEqual(try exception(NSPredicate(format: "count:(rating) > 3")),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): rating")
+        XCTAssertEqual(try exception(NSPredicate(format: "max:(country.name) == 'x'")),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): country.name")
+        XCTAssertEqual(try exception(NSPredicate(format: "sum:(trail.lengthKm) > 3"), "Hike"),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): trail.lengthKm")
+        XCTAssertNil(try exception(NSPredicate(format: "sum:(lengthKm) > 3")))
+        XCTAssertNil(try exception(NSPredicate(format: "count:(hikes) > 3")))
+        // In memory each is the aggregate of the one value.
+        XCTAssertTrue(NSPredicate(format: "count:(rating) == 1").evaluate(with: ["rating": 3] as NSDictionary))
     }
 
     /// A cast or an index of a key path: `castObject:toType:` and `objectFrom:withIndex:`

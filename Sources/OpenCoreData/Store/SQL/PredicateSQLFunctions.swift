@@ -34,8 +34,8 @@ extension PredicateSQLTranslator {
     ]
 
     /// Functions Core Data's store translates that this library still evaluates in memory
-    /// (`count:` of an attribute, an aggregate of a key path in a SUBQUERY or through a
-    /// to-one), so they raise nothing. A cast or an index of a key path
+    /// (an aggregate of a SUBQUERY variable's key path, `sum:($h.distance)`), so they raise
+    /// nothing. A cast or an index of a key path
     /// (`CAST(rating, 'NSString')`, `hikes[FIRST]`, `tags[0]`, `hikes[SIZE]`) is not here:
     /// `castObject:toType:` and `objectFrom:withIndex:` are not among the selectors
     /// NSSQLFunctionExpressionIntermediate writes, so Core Data's store raises for them (a
@@ -90,8 +90,26 @@ extension PredicateSQLTranslator {
                 break
             }
         }
+        if (name == "count:" || Self.aggregateFunctionSQL[name] != nil), arguments.count == 1, try isToOneOnlyKeyPath(arguments[0], in: scope) {
+            // `count:(rating)`, `max:(trail.lengthKm)`: Core Data's correlated aggregate finds
+            // no to-many relationship on the path (NSSQLFunctionExpressionIntermediate's
+            // `_generateCorrelatedSubqueryStringWithSymbol:forExpression:inContext:`).
+            throw SQLUntranslatable.raising("Invalid keypath (request for aggregate operation on a toOne-only keypath): \(arguments[0])")
+        }
         if Self.functionsLeftToMemory.contains(name) { throw SQLUntranslatable("function \(name)") }
         throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)
+    }
+
+    /// Whether `expression` is a key path of the evaluated object that reaches an attribute
+    /// or object without crossing a to-many relationship (what Core Data's store cannot
+    /// aggregate in a correlated subquery). A single attribute of the fetched entity is
+    /// not one here: `sum:`, `average:`, `min:`, `max:` aggregate its whole table.
+    private func isToOneOnlyKeyPath(_ expression: NSExpression, in scope: SQLScope) throws -> Bool {
+        guard case .keyPath = expression.node else { return false }
+        switch try operand(expression, in: scope) {
+        case .attribute, .object: return true
+        default: return false
+        }
     }
 
     /// One argument of a function: a column, a computed value, or a bound constant (`NULL`
