@@ -300,6 +300,9 @@ final class RowCache {
     /// changed without saying which rows.
     func removeRows(ofEntities numbers: Set<Int>) {
         lock.lock(); defer { lock.unlock() }
+        // A dropped row is current nowhere: a fault still holding it must look its key up
+        // again, or it would fire with the old values once a refetch caches the new row.
+        for row in rows.values where numbers.contains(row.key.entityNumber) && row.currentIn == identity { row.currentIn = 0 }
         rows = rows.filter { !numbers.contains($0.key.entityNumber) }
     }
 

@@ -133,6 +133,36 @@ final class RowCacheTests: CoreTestCase {
         XCTAssertEqual(faults[1].value(forKey: "name") as? String, "Trail 1", "an untouched row fires from the row it holds")
     }
 
+    /// Dropping an entity's rows (what a batch request does) leaves none of them current:
+    /// a fault still holding one must not fire from it once a refetch has cached the
+    /// store's newer row for the same key.
+    func testRowsDroppedForABatchRequestAreNoLongerCurrent() throws {
+        try saveTrails(1)
+        let container = try openContainer()
+        let cache = rowCache(of: container)
+        let held = try XCTUnwrap(container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first?.state.heldRow)
+        XCTAssertEqual(held.currentIn, cache.identity)
+        cache.removeRows(ofEntities: [held.key.entityNumber])
+        XCTAssertEqual(held.currentIn, 0, "a dropped row is current nowhere")
+        XCTAssertNil(cache.currentRow(holding: held, for: held.key))
+    }
+
+    func testAFaultHeldAcrossABatchUpdateFiresWithTheRefetchedRow() throws {
+        try saveTrails(1)
+        let container = try openContainer()
+        let fault = try XCTUnwrap(container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first)
+        XCTAssertTrue(fault.isFault)
+        let other = container.newBackgroundContext()
+        try other.performAndWait {
+            let update = NSBatchUpdateRequest(entityName: "Trail")
+            update.propertiesToUpdate = ["name": "Batch"]
+            try other.execute(update)
+            // The refetch caches the store's row again, under the same key.
+            XCTAssertEqual(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).first?.value(forKey: "name") as? String, "Batch")
+        }
+        XCTAssertEqual(fault.value(forKey: "name") as? String, "Batch", "the fault fired with the cache's current row, not the row it held")
+    }
+
     func testRefetchingRefreshingAndOtherContextsKeepTheRowsHeld() throws {
         try saveTrails(30)
         let container = try openContainer()

@@ -247,8 +247,8 @@ struct StoreLogic {
         }
         let comparison = predicate as! NSComparisonPredicate
         let context = PredicateEvaluationContext(variables: [:])
-        let left = comparison.leftExpression.value(of: object, context)
-        let right = comparison.rightExpression.value(of: object, context)
+        let left = storeValue(comparison.leftExpression, object, context)
+        let right = storeValue(comparison.rightExpression, object, context)
         let leftIsConstant = PredicateSQLTranslator.isConstant(comparison.leftExpression)
         let rightIsConstant = PredicateSQLTranslator.isConstant(comparison.rightExpression)
         switch comparison.comparisonPredicateModifier {
@@ -264,6 +264,20 @@ struct StoreLogic {
             let results = elements.map { compare($0, false, comparison, right, rightIsConstant) }
             return any ? results.contains(true) : !results.contains(false)
         }
+    }
+
+    /// The expression's value as the store computes it: as in memory, except that
+    /// `x.@avg.y` is SQL's AVG, NULL where no element has a value (Core Data's store writes
+    /// `@avg` as `average:`, an AVG subquery), where memory answers 0: a nil met.
+    private mutating func storeValue(_ expression: NSExpression, _ object: NSManagedObject, _ context: PredicateEvaluationContext) -> Any? {
+        if case .keyPath(_, let components) = expression.node, components.contains("@avg"),
+            let values = Self.elements(components.filter { $0 != "@avg" }.joined(separator: "."), of: object),
+            values.allSatisfy({ isNilValue($0) })
+        {
+            metNull = true
+            return nil
+        }
+        return expression.value(of: object, context)
     }
 
     private mutating func compare(_ left: Any?, _ leftIsConstant: Bool, _ comparison: NSComparisonPredicate, _ right: Any?, _ rightIsConstant: Bool) -> Bool? {
@@ -412,7 +426,11 @@ struct PredicateGenerator {
     private func comparison(_ left: NSExpression, _ op: NSComparisonPredicate.Operator, _ right: Any?,
                             _ options: NSComparisonPredicate.Options = [], modifier: NSComparisonPredicate.Modifier = .direct) -> NSPredicate {
         let rightExpression = (right as? NSExpression) ?? NSExpression(forConstantValue: right)
-        return NSComparisonPredicate(leftExpression: left, rightExpression: rightExpression, modifier: modifier, type: op, options: options)
+        // Core Data's store refuses an ordering against nil ('illegal comparison with NULL',
+        // PredicateSQLTranslationTests.testNilConstantsCoreDataRefuses): ask != nil instead.
+        let orderings: [NSComparisonPredicate.Operator] = [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo]
+        let type = orderings.contains(op) && right is NSExpression == false && isNilValue(right) ? .notEqualTo : op
+        return NSComparisonPredicate(leftExpression: left, rightExpression: rightExpression, modifier: modifier, type: type, options: options)
     }
 
     /// A comparison of a string value at `key`.

@@ -95,13 +95,16 @@ final class NullLogicFetchTests: FetchTestCase {
             XCTAssertEqual(result.fetch, result.memory, format)
             XCTAssertFalse(result.fetch.contains("nil"), format)
         }
-        // A nil constant: `rating < nil` is false in memory, unknown in SQL; NOT shows it.
-        let lessThanNil = try answers("rating < nil")
-        XCTAssertEqual(lessThanNil.fetch, [])
-        XCTAssertEqual(lessThanNil.memory, [])
-        let notLessThanNil = try answers("NOT (rating < nil)")
-        XCTAssertEqual(notLessThanNil.fetch, [])
-        XCTAssertEqual(notLessThanNil.memory, ["Coast", "Ridge", "nil"])
+        // A nil constant: `rating < nil` is false in memory (so its NOT true), and a fetch
+        // from the SQLite store raises Core Data's `illegal comparison with NULL` (see
+        // PredicateSQLTranslationTests.testNilConstantsCoreDataRefuses).
+        let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertEqual(all.filter { NSPredicate(format: "rating < nil").evaluate(with: $0) }.map(label), [])
+        XCTAssertEqual(all.filter { NSPredicate(format: "NOT (rating < nil)").evaluate(with: $0) }.map(label).sorted(), ["Coast", "Ridge", "nil"])
+        let refusal = try fixture.store.engine.translator(for: fixture.container.managedObjectModel.entitiesByName["Trail"]!)
+        XCTAssertThrowsError(try refusal.condition(NSPredicate(format: "NOT (rating < nil)"))) { error in
+            XCTAssertEqual((error as? SQLUntranslatable)?.exception?.reason, "illegal comparison with NULL")
+        }
     }
 
     func testEqualsNilIsTheOneTestForNil() throws {

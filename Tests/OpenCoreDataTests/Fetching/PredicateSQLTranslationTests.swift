@@ -52,7 +52,11 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("lengthKm <= 2.5", [], " t0.ZLENGTHKM <= ?", binds: ["2.5"])
         try assertSQL("isLoop == YES", [], " t0.ZISLOOP = ?", binds: ["1"])
         try assertSQL("opened < %@", [Date(timeIntervalSinceReferenceDate: 86_400)], " t0.ZOPENED < ?", binds: ["(timestamp)86400.000000"])
-        try assertSQL("lengthKm BETWEEN {5, 10}", [], "( t0.ZLENGTHKM >= ? AND  t0.ZLENGTHKM <= ?)", binds: ["5", "10"])
+        // Core Data's BETWEEN text (NSSQLSimpleWhereIntermediate's
+        // _generateSQLBetweenStringInContext:); with [c]/[d], the two folded comparisons.
+        try assertSQL("lengthKm BETWEEN {5, 10}", [], "( t0.ZLENGTHKM BETWEEN ? AND ?)", binds: ["5", "10"])
+        try assertSQL("name BETWEEN[c] {'a', 'm'}", [],
+                      "( NSCoreDataStringCompare(t0.ZNAME, ?, 3, 1, 0) AND  NSCoreDataStringCompare(t0.ZNAME, ?, 1, 1, 0))", binds: ["\"a\"", "\"m\""])
         try assertSQL("rating IN {3, 4}", [], " t0.ZRATING IN (?, ?)", binds: ["3", "4"])
         try assertSQL("rating IN %@", [[3, nil as Int?] as [Any?]], "( t0.ZRATING IN (?) OR  t0.ZRATING IS NULL)", binds: ["3"])
         try assertSQL("name == nil", [], " t0.ZNAME IS NULL", binds: [])
@@ -60,6 +64,37 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("lengthKm < elevation", [], " t0.ZLENGTHKM < t0.ZELEVATION", binds: [])
         try assertSQL("lengthKm == elevation", [], " t0.ZLENGTHKM = t0.ZELEVATION", binds: [])
         try assertSQL("lengthKm != elevation", [], " t0.ZLENGTHKM <> t0.ZELEVATION", binds: [])
+        // A decimal attribute is a number column.
+        try assertSQL("fee > %@", [Decimal(string: "19.99")!], " t0.ZFEE > ?", binds: ["19.99"])
+        try assertSQL("fee == 5", [], " t0.ZFEE = ?", binds: ["5"])
+        XCTAssertEqual(try translator().orderBy([NSSortDescriptor(key: "fee", ascending: false)]), "t0.ZFEE DESC, t0.Z_PK")
+    }
+
+    /// BETWEEN with key paths among its bounds is SQL in Core Data's store
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLBetweenStringInContext:` writes each
+    /// bound of an aggregate expression, key path or constant).
+    func testBetweenKeyPathBounds() throws {
+        try assertSQL("lengthKm BETWEEN {rating, elevation}", [], "( t0.ZLENGTHKM BETWEEN t0.ZRATING AND t0.ZELEVATION)", binds: [])
+        try assertSQL("lengthKm BETWEEN {2, elevation}", [], "( t0.ZLENGTHKM BETWEEN ? AND t0.ZELEVATION)", binds: ["2"])
+        try assertSQL("distance BETWEEN {1, trail.lengthKm}", [], "( t0.ZDISTANCE BETWEEN ? AND t1.ZLENGTHKM)", binds: ["1"],
+                      joins: " LEFT OUTER JOIN ZTRAIL t1 ON t0.ZTRAIL = t1.Z_PK", entity: "Hike")
+    }
+
+    /// IN and CONTAINS between two single-valued key paths: Core Data's containment SQL
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLContainmentStringInContext:`) refuses
+    /// them, `(LHS and RHS both keypaths)`; `evaluate(with:)` answers (a substring test for
+    /// strings). A constant or a to-many side is SQL.
+    func testInAndContainsBetweenTwoKeyPathsRaise() throws {
+        for format in ["name IN country.name", "name CONTAINS country.name", "country.name CONTAINS[c] name"] {
+            let predicate = NSPredicate(format: format)
+            XCTAssertEqual(try exception(predicate), "NSInvalidArgumentException: unimplemented SQL generation for predicate : (\(predicate)) (LHS and RHS both keypaths)", format)
+        }
+        XCTAssertNil(try exception(NSPredicate(format: "name IN %@", ["a"])))
+        XCTAssertNil(try exception(NSPredicate(format: "name CONTAINS 'a'")))
+        XCTAssertNil(try exception(NSPredicate(format: "lengthKm IN hikes.distance")))
+        let trail = ["name": "Ridge", "country": ["name": "Ridge Country"]] as NSDictionary
+        XCTAssertTrue(NSPredicate(format: "name IN country.name").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "country.name CONTAINS name").evaluate(with: trail))
     }
 
     func testStaticAnswers() throws {
@@ -68,9 +103,6 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("name == 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 0 END", binds: [])
         try assertSQL("name != 3", [], " CASE WHEN t0.ZNAME IS NULL THEN NULL ELSE 1 END", binds: [])
         try assertSQL("rating IN {'x'}", [], " CASE WHEN t0.ZRATING IS NULL THEN NULL ELSE 0 END", binds: [])
-        // nil has no order: `rating < NULL` is unknown for every row.
-        try assertSQL("rating < nil", [], " NULL", binds: [])
-        try assertSQL("NOT rating < nil", [], " NOT ( NULL)", binds: [])
         try assertSQL("rating > 3 OR 1 == 1", [], " 1", binds: [])
         // SQLite's `x IN ()` is false, for NULL too.
         try assertSQL("rating IN {}", [], " 0", binds: [])
@@ -114,9 +146,18 @@ final class PredicateSQLTranslationTests: FetchTestCase {
                       " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  NOT ( t1.ZDISTANCE > ?))))", binds: ["10"])
         try assertSQL("NONE hikes.distance > 10", [], " NOT ( EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)))", binds: ["10"])
         try assertSQL("hikes.@count > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])
-        try assertSQL("hikes.@sum.distance >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        // Core Data's store rewrites `@sum`/`@avg` as `sum:`/`average:` (NSExpression's
+        // _NSCoreDataSQLPredicateCategories): TOTAL, and AVG, NULL over no hikes.
+        try assertSQL("hikes.@sum.distance >= 20", [], " (SELECT TOTAL(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        try assertSQL("hikes.@avg.distance < 5", [], " (SELECT AVG(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) < ?", binds: ["5"])
         try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10).@count > 0", [],
                       " (SELECT COUNT(*) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)) > ?", binds: ["10", "0"])
+        // A collection operator after a SUBQUERY: the trailing function of
+        // NSSQLSubqueryExpressionIntermediate, SUM (not TOTAL) over the matching elements.
+        try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10).@sum.distance > 30", [],
+                      " (SELECT SUM(t1.ZDISTANCE) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?)) > ?", binds: ["10", "30"])
+        try assertSQL("SUBQUERY(hikes, $h, $h.notes != nil).@max.date > %@", [Date(timeIntervalSinceReferenceDate: 0)],
+                      " (SELECT MAX(t1.ZDATE) FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZNOTES IS NOT NULL)) > ?", binds: ["(timestamp)0.000000"])
         try assertSQL("ANY hikes.hikers.name ==[c] %@", ["ana"],
                       " EXISTS (SELECT 1 FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  EXISTS (SELECT 1 FROM Z_2HIKERS t3 JOIN ZHIKER t2 ON t2.Z_PK = t3.Z_3HIKERS WHERE ( t3.Z_2HIKES = t1.Z_PK AND  NSCoreDataStringCompare(t2.ZNAME, ?, 4, 1, 0)))))",
                       binds: ["\"ana\""])
@@ -145,9 +186,8 @@ final class PredicateSQLTranslationTests: FetchTestCase {
 
     /// This library's gaps: no exception, the fetch evaluates these parts in memory.
     func testWhatStaysInMemory() throws {
-        try assertFallsBack(NSPredicate(format: "fee > 3"), "attribute fee of type decimal")
-        try assertFallsBack(NSPredicate(format: "average:(hikes.distance) > 3"), "function average:")
-        for predicate in ["fee > 3", "average:(hikes.distance) > 3"] {
+        try assertFallsBack(NSPredicate(format: "name != rating"), "a comparison of a string with a number key path")
+        for predicate in ["name != rating"] {
             XCTAssertThrowsError(try translator().condition(NSPredicate(format: predicate))) { error in
                 XCTAssertNil((error as? SQLUntranslatable)?.exception, predicate)
             }
@@ -184,6 +224,30 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertNil(try exception(NSPredicate(format: "ANY hikes.distance > 3 AND country.name BEGINSWITH 'J'")))
     }
 
+    /// A nil constant where Core Data's store refuses one, with NSSQLSimpleWhereIntermediate's
+    /// reasons: ordered against (`illegal comparison with NULL`, either side, under NOT or
+    /// ANY too), or on the left of any comparison (`can't use NULL on left hand side`).
+    /// `== nil` and `!= nil` are its `IS NULL` tests; nil inside arithmetic is SQL's NULL.
+    func testNilConstantsCoreDataRefuses() throws {
+        let illegal = "NSInvalidArgumentException: illegal comparison with NULL"
+        for format in ["rating < nil", "rating <= nil", "rating > nil", "rating >= nil", "NOT rating < nil", "ANY hikes.distance > nil"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), illegal, format)
+        }
+        XCTAssertEqual(try exception(NSPredicate(format: "rating < %@", argumentArray: [NSNull()])), illegal)
+        let leftHandSide = "NSInvalidArgumentException: can't use NULL on left hand side"
+        for format in ["nil == name", "nil != name", "nil < rating", "nil IN {1, 2}"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), leftHandSide, format)
+        }
+        XCTAssertEqual(try exception(NSPredicate(format: "rating < $R").withSubstitutionVariables(["R": NSNull()])), illegal)
+        XCTAssertNil(try exception(NSPredicate(format: "name == nil OR name != nil")))
+        XCTAssertNil(try exception(NSPredicate(format: "rating + nil > 1")))
+        // In memory both are plain comparisons: false for every object.
+        let trail = ["rating": 3] as NSDictionary
+        XCTAssertFalse(NSPredicate(format: "rating < nil").evaluate(with: trail))
+        XCTAssertFalse(NSPredicate(format: "nil == rating").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "NOT rating < nil").evaluate(with: trail))
+    }
+
     /// Arithmetic and the functions Core Data's store writes in SQL, with its SQL text:
     /// `(a + b)`, `abs(x)`, `(~x)`, `+(x)`, `NSCoreDataToUpper(x)` (the symbols and
     /// prefixes of NSSQLFunctionExpressionIntermediate's `generateSQLStringInContext:`).
@@ -208,7 +272,17 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertSQL("lengthKm > %@", [Decimal(string: "2.5")!], " t0.ZLENGTHKM > ?", binds: ["2.5"])
         try assertSQL("rating == %@", [Decimal(4)], " t0.ZRATING = ?", binds: ["4"])
         // Aggregate functions of a to-many key path are its collection operators.
-        try assertSQL("sum:(hikes.distance) >= 20", [], " (SELECT IFNULL(SUM(t1.ZDISTANCE), 0) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        // `sum:` is TOTAL (0 over no rows), `average:` AVG: NSSQLFunctionExpressionIntermediate
+        // passes `total` and `avg` for them, its subqueries upper-case trailing functions.
+        try assertSQL("sum:(hikes.distance) >= 20", [], " (SELECT TOTAL(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) >= ?", binds: ["20"])
+        try assertSQL("average:(hikes.distance) > 3", [], " (SELECT AVG(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["3"])
+        try assertSQL("min:(hikes.date) > %@", [Date(timeIntervalSinceReferenceDate: 0)], " (SELECT MIN(t1.ZDATE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?",
+                      binds: ["(timestamp)0.000000"])
+        // Of an attribute of the fetched entity: the whole table, uncorrelated
+        // (`_generateUncorrelatedSubqueryStringWithSymbol:forAttribute:inContext:`).
+        try assertSQL("lengthKm > average:(lengthKm)", [], " t0.ZLENGTHKM > (SELECT avg(t1.ZLENGTHKM) FROM ZTRAIL t1)", binds: [])
+        try assertSQL("distance < sum:(distance) / 10", [], " t0.ZDISTANCE < ((SELECT total(t1.ZDISTANCE) FROM ZHIKE t1) / ?)", binds: ["10"], entity: "Hike")
+        try assertSQL("opened == min:(opened)", [], " t0.ZOPENED = (SELECT min(t1.ZOPENED) FROM ZTRAIL t1)", binds: [])
         try assertSQL("count:(hikes) > 2", [], " (SELECT COUNT(*) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) > ?", binds: ["2"])
         try assertSQL("max:(hikes.distance) < 5", [], " (SELECT MAX(t1.ZDISTANCE) FROM ZHIKE t1 WHERE  t1.ZTRAIL = t0.Z_PK) < ?", binds: ["5"])
         // An invalid pattern is SQL too: NSCoreDataMatches raises on the first row it tests.
@@ -231,6 +305,45 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         XCTAssertNil(try exception(NSPredicate(format: "name == $NAME").withSubstitutionVariables(["NAME": "Ridge"])))
         // A function of constants is computed once, as before.
         XCTAssertNil(try exception(NSPredicate(format: "lengthKm > sqrt(16)")))
+    }
+
+    /// An aggregate function of a key path that crosses no to-many relationship: Core
+    /// Data's correlated aggregate (`_generateCorrelatedSubqueryStringWithSymbol:…` of
+    /// NSSQLFunctionExpressionIntermediate) raises `Invalid keypath (request for aggregate
+    /// operation on a toOne-only keypath): %@`; `count:` always takes that route, `sum:`,
+    /// `average:`, `min:`, `max:` when the path has a dot (a single attribute is the table's).
+    func testAggregatesOfToOneOnlyKeyPathsRaise() throws {
+        XCTAssertEqual(try exception(NSPredicate(format: "count:(rating) > 3")),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): rating")
+        XCTAssertEqual(try exception(NSPredicate(format: "max:(country.name) == 'x'")),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): country.name")
+        XCTAssertEqual(try exception(NSPredicate(format: "sum:(trail.lengthKm) > 3"), "Hike"),
+                       "NSInvalidArgumentException: Invalid keypath (request for aggregate operation on a toOne-only keypath): trail.lengthKm")
+        XCTAssertNil(try exception(NSPredicate(format: "sum:(lengthKm) > 3")))
+        XCTAssertNil(try exception(NSPredicate(format: "count:(hikes) > 3")))
+        // In memory each is the aggregate of the one value.
+        XCTAssertTrue(NSPredicate(format: "count:(rating) == 1").evaluate(with: ["rating": 3] as NSDictionary))
+    }
+
+    /// A cast or an index of a key path: `castObject:toType:` and `objectFrom:withIndex:`
+    /// are not among the selectors NSSQLFunctionExpressionIntermediate's
+    /// `generateSQLStringInContext:` writes, so Core Data's store raises its `Unsupported
+    /// function type passed to SQL store` for them, where `evaluate(with:)` answers.
+    /// `@count` (and `count:`) of a to-many relationship is SQL; `[SIZE]` is an index.
+    func testCastsAndIndexesOfKeyPathsRaise() throws {
+        let unsupported = "NSInvalidArgumentException: Unsupported function type passed to SQL store"
+        for format in ["CAST(rating, 'NSString') == '3'", "CAST(name, 'NSNumber') > 2", "hikes[FIRST].distance > 2",
+                       "hikes[LAST] == nil", "hikes[SIZE] > 1", "hikes[0].distance > 1"] {
+            XCTAssertEqual(try exception(NSPredicate(format: format)), unsupported, format)
+        }
+        XCTAssertNil(try exception(NSPredicate(format: "hikes.@count > 1")))
+        XCTAssertNil(try exception(NSPredicate(format: "count:(hikes) > 1")))
+        XCTAssertNil(try exception(NSPredicate(format: "opened < CAST(86400, 'NSDate')")))
+        // In memory they are plain values.
+        let trail = ["rating": 3, "name": "12", "tags": ["a", "b"]] as NSDictionary
+        XCTAssertTrue(NSPredicate(format: "CAST(rating, 'NSString') == '3'").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "CAST(name, 'NSNumber') > 2").evaluate(with: trail))
+        XCTAssertTrue(NSPredicate(format: "tags[0] == 'a' AND tags[SIZE] == 2").evaluate(with: trail))
     }
 
     func testConstantExpressionsAreComputedOnce() throws {

@@ -21,17 +21,27 @@ extension PredicateSQLTranslator {
         "uppercase:": "NSCoreDataToUpper(", "lowercase:": "NSCoreDataToLower(",
     ]
 
-    /// Aggregate functions of a to-many key path, computed as the collection operators
-    /// are (`sum:(hikes.distance)` as `hikes.@sum.distance`): a correlated subquery.
-    static let aggregateFunctionOperators: [String: String] = [
-        "sum:": "@sum", "count:": "@count", "min:": "@min", "max:": "@max",
+    /// The aggregate functions Core Data's store writes in SQL, with the SQL function its
+    /// `generateSQLStringInContext:` names for each: `max`, `min`, `avg`, and `total` for
+    /// `sum:` (so a sum over no rows is 0, where SQL's SUM would be NULL). Of a to-many key
+    /// path it is a correlated subquery, the function upper-cased as its subqueries write
+    /// trailing functions (`(SELECT TOTAL(t1.ZDISTANCE) FROM ZHIKE t1 WHERE …)`); of an
+    /// attribute of the fetched entity, an uncorrelated one over the whole table
+    /// (`(SELECT avg(t1.ZDISTANCE) FROM ZHIKE t1)`), every row's value compared with the
+    /// table's aggregate, where `evaluate(with:)` aggregates the one object's value.
+    static let aggregateFunctionSQL: [String: String] = [
+        "sum:": "total", "average:": "avg", "min:": "min", "max:": "max",
     ]
 
     /// Functions Core Data's store translates that this library still evaluates in memory
-    /// (`average:`, a cast, an index, aggregates of anything but a to-many key path), so
-    /// they raise nothing.
+    /// (an aggregate of a SUBQUERY variable's key path, `sum:($h.distance)`), so they raise
+    /// nothing. A cast or an index of a key path
+    /// (`CAST(rating, 'NSString')`, `hikes[FIRST]`, `tags[0]`, `hikes[SIZE]`) is not here:
+    /// `castObject:toType:` and `objectFrom:withIndex:` are not among the selectors
+    /// NSSQLFunctionExpressionIntermediate writes, so Core Data's store raises for them (a
+    /// cast of constants is computed once, before any SQL).
     static let functionsLeftToMemory: Set<String> = [
-        "sum:", "count:", "min:", "max:", "average:", "castObject:toType:", "objectFrom:withIndex:",
+        "sum:", "count:", "min:", "max:", "average:",
     ]
 
     /// Core Data's message for a function its store cannot write in SQL (`sqrt:`, `floor:`,
@@ -63,14 +73,43 @@ extension PredicateSQLTranslator {
             if let argumentKind = x.kind, argumentKind != kind { throw SQLUntranslatable("\(name) of a \(argumentKind) value") }
             return .scalar(SQLFragment(prefix + x.sql.sql + ")", x.sql.binds), kind, nullable: x.nullable)
         }
-        if let collectionOperator = Self.aggregateFunctionOperators[name], arguments.count == 1,
-            case .toMany(let from, let relationship, let rest) = try operand(arguments[0], in: scope),
-            rest.count == (name == "count:" ? 0 : 1)
+        if name == "count:", arguments.count == 1,
+            case .toMany(let from, let relationship, let rest) = try operand(arguments[0], in: scope), rest.isEmpty
         {
-            return try toMany(from: from, relationship, [collectionOperator] + rest, in: scope)
+            return try toMany(from: from, relationship, ["@count"], in: scope)
+        }
+        if let function = Self.aggregateFunctionSQL[name], arguments.count == 1 {
+            switch try operand(arguments[0], in: scope) {
+            case .toMany(let from, let relationship, let rest) where rest.count == 1:
+                return try toManyAggregate(function.uppercased(), from: from, relationship, rest[0], in: scope)
+            case .attribute where scope === root:
+                if case .keyPath(_, let components) = arguments[0].node, components.count == 1 {
+                    return try wholeTableAggregate(function, of: components[0])
+                }
+            default:
+                break
+            }
+        }
+        if (name == "count:" || Self.aggregateFunctionSQL[name] != nil), arguments.count == 1, try isToOneOnlyKeyPath(arguments[0], in: scope) {
+            // `count:(rating)`, `max:(trail.lengthKm)`: Core Data's correlated aggregate finds
+            // no to-many relationship on the path (NSSQLFunctionExpressionIntermediate's
+            // `_generateCorrelatedSubqueryStringWithSymbol:forExpression:inContext:`).
+            throw SQLUntranslatable.raising("Invalid keypath (request for aggregate operation on a toOne-only keypath): \(arguments[0])")
         }
         if Self.functionsLeftToMemory.contains(name) { throw SQLUntranslatable("function \(name)") }
         throw SQLUntranslatable.raising(Self.unsupportedFunctionMessage)
+    }
+
+    /// Whether `expression` is a key path of the evaluated object that reaches an attribute
+    /// or object without crossing a to-many relationship (what Core Data's store cannot
+    /// aggregate in a correlated subquery). A single attribute of the fetched entity is
+    /// not one here: `sum:`, `average:`, `min:`, `max:` aggregate its whole table.
+    private func isToOneOnlyKeyPath(_ expression: NSExpression, in scope: SQLScope) throws -> Bool {
+        guard case .keyPath = expression.node else { return false }
+        switch try operand(expression, in: scope) {
+        case .attribute, .object: return true
+        default: return false
+        }
     }
 
     /// One argument of a function: a column, a computed value, or a bound constant (`NULL`

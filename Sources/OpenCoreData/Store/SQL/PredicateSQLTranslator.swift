@@ -137,8 +137,15 @@ final class PredicateSQLTranslator {
     private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
         let op = comparison.effectiveOperator
         let options = comparison.options
+        try refuseNilConstants(comparison, op)
         let left = try operand(comparison.leftExpression, in: scope)
+        if op == .between, comparison.comparisonPredicateModifier == .direct, let bounds = try keyPathBounds(comparison.rightExpression, in: scope) {
+            // `quantity BETWEEN {minimum, maximum}` with key paths among the bounds: Core Data's
+            // `(t0.ZQUANTITY BETWEEN t0.ZMINIMUM AND t0.ZMAXIMUM)`, the same test as these two.
+            return try between(left, bounds.lower, bounds.upper, options, in: scope)
+        }
         let right = try operand(comparison.rightExpression, in: scope)
+        try refuseKeyPathContainment(comparison, op, left, right)
         switch comparison.comparisonPredicateModifier {
         case .direct:
             return try direct(left, op, right, options, in: scope)
@@ -164,6 +171,72 @@ final class PredicateSQLTranslator {
     }
 
     // MARK: Comparisons
+
+    /// `name IN nickname`, `name CONTAINS nickname`: Core Data's containment SQL
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLContainmentStringInContext:`) refuses
+    /// a key path on both sides with `unimplemented SQL generation for predicate : (%@)
+    /// (LHS and RHS both keypaths)`. Only single values are refused here: a to-many side
+    /// (`rating IN hikes.distance`) keeps its EXISTS subquery.
+    private func refuseKeyPathContainment(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator,
+                                          _ left: SQLOperand, _ right: SQLOperand) throws {
+        guard op == .in || op == .contains, comparison.comparisonPredicateModifier == .direct,
+            case .keyPath = comparison.leftExpression.node, case .keyPath = comparison.rightExpression.node
+        else { return }
+        for side in [left, right] {
+            switch side {
+            case .attribute, .object: continue
+            default: return
+            }
+        }
+        throw SQLUntranslatable.raising("unimplemented SQL generation for predicate : (\(comparison)) (LHS and RHS both keypaths)")
+    }
+
+    /// `x BETWEEN {lower, upper}`: Core Data's `( t0.ZX BETWEEN ? AND ?)`
+    /// (NSSQLSimpleWhereIntermediate's `_generateSQLBetweenStringInContext:`; mlsite.net/blog/
+    /// ?p=1150 quotes `t0.ZKEYWORD BETWEEN ? AND ?`) when both halves are plain SQL
+    /// comparisons of the same value, the same test as `x >= lower AND x <= upper`, which is
+    /// written instead where a half is not (a string compared with `[c]` or `[d]`, a bound
+    /// of another type).
+    private func between(_ left: SQLOperand, _ lower: SQLOperand, _ upper: SQLOperand, _ options: NSComparisonPredicate.Options,
+                         in scope: SQLScope) throws -> SQLFragment {
+        let atLeast = try direct(left, .greaterThanOrEqualTo, lower, options, in: scope)
+        let atMost = try direct(left, .lessThanOrEqualTo, upper, options, in: scope)
+        if let value = left.valueSQL, value.binds.isEmpty, !value.sql.contains("?") {
+            let lowerPrefix = " \(value.sql) >= ", upperPrefix = " \(value.sql) <= "
+            if atLeast.sql.hasPrefix(lowerPrefix), atMost.sql.hasPrefix(upperPrefix) {
+                let a = atLeast.sql.dropFirst(lowerPrefix.count), b = atMost.sql.dropFirst(upperPrefix.count)
+                if !a.contains(" "), !b.contains(" ") {
+                    return SQLFragment("( \(value.sql) BETWEEN \(a) AND \(b))", atLeast.binds + atMost.binds, nullable: atLeast.nullable || atMost.nullable)
+                }
+            }
+        }
+        return .compound([atLeast, atMost], and: true)
+    }
+
+    /// The two bounds of `BETWEEN {a, b}` when either is not a constant (a key path, a
+    /// function of one), as operands; nil for constant bounds, which ``direct`` handles.
+    private func keyPathBounds(_ expression: NSExpression, in scope: SQLScope) throws -> (lower: SQLOperand, upper: SQLOperand)? {
+        guard case .aggregate(let items) = expression.node, items.count == 2, !Self.isConstant(expression) else { return nil }
+        return (try operand(items[0], in: scope), try operand(items[1], in: scope))
+    }
+
+    /// Core Data's refusals of a nil constant (NSSQLSimpleWhereIntermediate's
+    /// `generateSQLStringInContext:`): on the left of any comparison but an ALL, `can't
+    /// use NULL on left hand side`; on either side of `<`, `<=`, `>`, `>=`, `illegal
+    /// comparison with NULL`. `evaluate(with:)` answers both in memory (false).
+    private func refuseNilConstants(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator) throws {
+        func isNilConstant(_ expression: NSExpression) -> Bool {
+            if case .constant(let value) = expression.node { return isNilValue(value) }
+            return false
+        }
+        if comparison.comparisonPredicateModifier != .all, isNilConstant(comparison.leftExpression) {
+            throw SQLUntranslatable.raising("can't use NULL on left hand side")
+        }
+        let ordering: Set<NSComparisonPredicate.Operator> = [.lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo]
+        if ordering.contains(op), isNilConstant(comparison.rightExpression) {
+            throw SQLUntranslatable.raising("illegal comparison with NULL")
+        }
+    }
 
     /// `left op right` without a modifier.
     private func direct(_ left: SQLOperand, _ op: NSComparisonPredicate.Operator, _ right: SQLOperand,
@@ -193,10 +266,7 @@ final class PredicateSQLTranslator {
         case .between:
             guard case .constant(let value) = right else { throw SQLUntranslatable("BETWEEN with bounds that are not constant") }
             guard let bounds = unwrapAny(value).flatMap(collectionElements), bounds.count == 2 else { return known(false, left) }
-            return .compound([
-                try direct(left, .greaterThanOrEqualTo, .constant(bounds[0]), options, in: scope),
-                try direct(left, .lessThanOrEqualTo, .constant(bounds[1]), options, in: scope),
-            ], and: true)
+            return try between(left, .constant(bounds[0]), .constant(bounds[1]), options, in: scope)
         default:
             break
         }
@@ -434,27 +504,49 @@ final class PredicateSQLTranslator {
     }
 
     /// `@count`, `@sum.x`, `@avg.x`, `@min.x`, `@max.x` of a to-many relationship; a path
-    /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``.
+    /// that goes on past the relationship stays a ``SQLOperand/toMany(_:_:_:)``. Core Data's
+    /// store rewrites the operators as the functions `sum:`, `average:`, `min:`, `max:`
+    /// (NSExpression's `_NSCoreDataSQLPredicateCategories`), so `@sum` is TOTAL and `@avg`
+    /// AVG, NULL over no elements (``toManyAggregate(_:from:_:_:in:)``).
     func toMany(from position: SQLPosition, _ relationship: NSRelationshipDescription, _ rest: [String], in scope: SQLScope) throws -> SQLOperand {
         guard let first = rest.first, first.hasPrefix("@") else { return .toMany(position, relationship, rest) }
-        let sub = try enter(relationship, from: position, in: scope, variable: nil)
-        let function: String
-        var kinds: Set<SQLValueKind> = [.number]
-        switch first {
-        case "@count":
+        let functions = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"]
+        if first == "@count" {
             guard rest.count == 1 else { throw SQLUntranslatable("a key path after @count") }
+            let sub = try enter(relationship, from: position, in: scope, variable: nil)
             return .scalar(aggregate(sub, "COUNT(*)", owner: position), .number, nullable: position.nullable)
-        case "@sum": function = "IFNULL(SUM(%@), 0)"
-        case "@avg": function = "IFNULL(AVG(%@), 0)"
-        case "@min": function = "MIN(%@)"; kinds.insert(.date)
-        case "@max": function = "MAX(%@)"; kinds.insert(.date)
-        default: throw SQLUntranslatable("collection operator \(first)")
         }
-        guard rest.count == 2, case .attribute(let column, let kind) = try resolve([rest[1]], from: sub.position, in: sub), kinds.contains(kind) else {
-            throw SQLUntranslatable("\(first) of something other than a numeric attribute")
-        }
-        let nullable = position.nullable || first == "@min" || first == "@max"
-        return .scalar(aggregate(sub, function.replacingOccurrences(of: "%@", with: column), owner: position), kind, nullable: nullable)
+        guard let function = functions[first] else { throw SQLUntranslatable("collection operator \(first)") }
+        guard rest.count == 2 else { throw SQLUntranslatable("\(first) of something other than a numeric attribute") }
+        return try toManyAggregate(function, from: position, relationship, rest[1], in: scope)
+    }
+
+    /// `(SELECT <FUNCTION>(tN.<column>) FROM … WHERE <link>)`: `sum:`, `average:`, `min:` or
+    /// `max:` of a to-many key path (see ``aggregateFunctionSQL``). NULL over no elements,
+    /// except TOTAL's 0.
+    func toManyAggregate(_ function: String, from position: SQLPosition, _ relationship: NSRelationshipDescription, _ key: String,
+                         in scope: SQLScope) throws -> SQLOperand {
+        let sub = try enter(relationship, from: position, in: scope, variable: nil)
+        let ordersDates = function == "MIN" || function == "MAX"
+        guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        let nullable = position.nullable || function != "TOTAL"
+        return .scalar(aggregate(sub, "\(function)(\(column))", owner: position), kind, nullable: nullable)
+    }
+
+    /// `(SELECT <function>(tN.<column>) FROM <table> tN)`: `sum:`, `average:`, `min:` or
+    /// `max:` of an attribute of the fetched entity, over every row of its table, as Core
+    /// Data's `_generateUncorrelatedSubqueryStringWithSymbol:` writes it for a WHERE clause
+    /// (no `Z_ENT` restriction: sub-entities sharing the table count too).
+    func wholeTableAggregate(_ function: String, of key: String) throws -> SQLOperand {
+        let alias = newAlias()
+        let position = SQLPosition(alias: alias, entity: root.entity, table: root.table, nullable: false)
+        let ordersDates = function == "min" || function == "max"
+        guard case .attribute(let column, let kind) = try resolve([key], from: position, in: root),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        return .scalar(SQLFragment("(SELECT \(function)(\(column)) FROM \(root.table.name) \(alias))"), kind, nullable: function != "total")
     }
 
     /// `(SELECT <function> FROM … WHERE <link> [AND <condition>])`, or NULL when the owner
@@ -492,7 +584,15 @@ final class PredicateSQLTranslator {
             guard let key = arguments.first?.constantValue.flatMap({ PredicateValues.string($0) }) else {
                 throw SQLUntranslatable("a key path that is not constant")
             }
-            let components = splitKeyPath(key)
+            var components = splitKeyPath(key)
+            var base = base
+            // `SUBQUERY(…).@sum.distance` parses as a key path on a key path on the SUBQUERY.
+            if case .function("valueForKeyPath:", let inner?, let innerArguments) = base.node, case .subquery = inner.node,
+                let innerKey = innerArguments.first?.constantValue.flatMap({ PredicateValues.string($0) })
+            {
+                components = splitKeyPath(innerKey) + components
+                base = inner
+            }
             switch try operand(base, in: scope) {
             case .object(let ref):
                 return try resolve(components, from: position(of: ref, in: scope), in: scope)
@@ -500,6 +600,8 @@ final class PredicateSQLTranslator {
                 return try toMany(from: from, relationship, rest + components, in: scope)
             case .subquery(let collection, let variable, let predicate) where components == ["@count"]:
                 return try subqueryCount(collection, variable, predicate, in: scope)
+            case .subquery(let collection, let variable, let predicate) where components.count == 2 && Self.subqueryAggregates[components[0]] != nil:
+                return try subqueryAggregate(Self.subqueryAggregates[components[0]]!, of: components[1], collection, variable, predicate, in: scope)
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
@@ -525,6 +627,28 @@ final class PredicateSQLTranslator {
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let condition = try translate(predicate, in: sub)
         return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// The SQL function of each collection operator after a SUBQUERY: NSSQLSubqueryExpression-
+    /// Intermediate writes a trailing `@sum`, `@avg`, `@min`, `@max` upper-cased (`AVG` for
+    /// `@avg`); unlike a key path's operators they are not rewritten as `sum:` and the
+    /// others first, so `@sum` is SUM, NULL where no element matches.
+    static let subqueryAggregates = ["@sum": "SUM", "@avg": "AVG", "@min": "MIN", "@max": "MAX"]
+
+    /// `SUBQUERY(collection, $x, predicate).@sum.key` (or `@avg`, `@min`, `@max`):
+    /// `(SELECT SUM(tN.<column>) FROM … WHERE <link> AND <predicate>)`.
+    private func subqueryAggregate(_ function: String, of key: String, _ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
+                                   in scope: SQLScope) throws -> SQLOperand {
+        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
+        let sub = try enter(relationship, from: from, in: scope, variable: variable)
+        let ordersDates = function == "MIN" || function == "MAX"
+        guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
+            kind == .number || (kind == .date && ordersDates)
+        else { throw SQLUntranslatable("\(function) of something other than a numeric attribute") }
+        let condition = try translate(predicate, in: sub)
+        return .scalar(aggregate(sub, "\(function)(\(column))", owner: from, condition: condition), kind, nullable: true)
     }
 
     /// Whether the expression's value is the same for every object (no key paths, no
@@ -710,7 +834,13 @@ final class PredicateSQLTranslator {
                 // Bound as the number column's double, as an NSDecimalNumber (objCType "d")
                 // is bound for a Double or Float attribute.
                 guard !decimal.isNaN else { throw SQLUntranslatable("a decimal constant that is not a number") }
-                return .bound(.real(NSDecimalNumber(decimal: decimal).doubleValue))
+                // Through its text: the double nearest the decimal, the one SQLite makes of the
+                // same digits bound into a DECIMAL column (swift-corelibs-foundation's
+                // doubleValue of 19.99 is 19.990000000000002, which would never match).
+                guard let double = Double(NSDecimalNumber(decimal: decimal).stringValue) else {
+                    throw SQLUntranslatable("a decimal constant \(decimal)")
+                }
+                return .bound(.real(double))
             }
         case .date:
             return PredicateValues.date(value).map { .bound(.timestamp($0.timeIntervalSinceReferenceDate)) } ?? .mismatch
@@ -755,10 +885,15 @@ enum SQLValueKind: String {
         case .string: self = .string
         case .uri: self = .uri
         case .integer16, .integer32, .integer64, .boolean, .double, .float: self = .number
+        // A decimal is compared and sorted by SQL as a number, as in Core Data's store, which
+        // binds its text into a DECIMAL column (see ``RowCodec``): an integer or REAL there.
+        // One of more than 15 digits stays text (a BLOB here), which SQL orders after every
+        // number, as it orders Core Data's TEXT.
+        case .decimal: self = .number
         case .date: self = .date
         case .uuid: self = .uuid
         case .binary: self = .binary
-        case .decimal, .externalBinary, .transformable: return nil
+        case .externalBinary, .transformable: return nil
         }
     }
 }
