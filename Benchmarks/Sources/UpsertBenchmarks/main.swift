@@ -22,7 +22,10 @@
 //   `INSERT … ON CONFLICT(ZNAME) DO UPDATE SET Z_OPT = Z_OPT+1 , …` per row, no objects;
 // - OpenCoreData, insert only: the same objects with names not yet stored, saved the same way;
 // - OpenCoreData, objects only: the upsert's objects created and given their values, no save
-//   (what Core Data's API costs before any SQL runs).
+//   (what Core Data's API costs before any SQL runs);
+// - save floor: the least an upsert through a save must do with Core Data's API, by hand
+//   with the C API and minimal objects (see `runSaveFloor`): what a save-based upsert
+//   could at best reach.
 //
 // Medians of wall-clock time and their ratio, then of CPU time (goal: OpenCoreData ≤ 3 × hand-written).
 // Each run is checked: 15,000 rows, and "Trail 5000" carries the new rating.
@@ -256,6 +259,129 @@ func runSQLite() throws -> Double {
     return time
 }
 
+/// A stand-in for a managed object with nothing but what Core Data's API makes every
+/// object carry: an instance of its own (the API hands out one object per row), its
+/// values as `Any` in slots (`setValue(_:forKey:)` takes `Any`, keyed by name).
+final class FloorObject {
+    /// The slot of each key: the name lookup `setValue(_:forKey:)` must make.
+    static let slotByKey = ["name": 0, "rating": 1, "lengthKm": 2, "notes": 3]
+    var values: [Any?] = [nil, nil, nil, nil]
+    func setValue(_ value: Any?, forKey key: String) {
+        guard let slot = Self.slotByKey[key] else { preconditionFailure("no key \(key)") }
+        values[slot] = value
+    }
+}
+
+/// The save floor: the least an upsert through a save does with Core Data's API, by hand
+/// with the C API and the minimal objects above, and nothing else (no context, no object
+/// IDs, no snapshots, no notifications, no row cache, no merge of values):
+///
+/// 1. 10,000 objects made and given their four values by name, kept in the order they
+///    were inserted (the API's `insertNewObject` + `setValue(_:forKey:)`, before any SQL);
+/// 2. the constraint's names looked up in the store, `SELECT Z_PK, Z_OPT, ZNAME … WHERE
+///    ZNAME IN (…)` 500 names at a time, into a table by name: a save cannot know which
+///    inserted objects are stored duplicates without asking the store, nor update one
+///    without its key and its version (the update checks Z_OPT, optimistic locking);
+/// 3. in one transaction, the 5,000 duplicates written over their stored rows
+///    (`UPDATE ZTRAIL SET ZRATING = ?, ZLENGTHKM = ?, ZNOTES = ?, Z_OPT = ? WHERE Z_PK = ?
+///    AND Z_OPT = ?`, every non-constraint column: knowing which changed would need the
+///    stored values), the 5,000 others inserted with keys from Z_PRIMARYKEY, the key
+///    counter updated: the statements a save of these objects runs.
+///
+/// What this leaves out is what a context does on top: object IDs and their registration,
+/// the inserted-object set, snapshots and the row cache, the merge policy's comparison,
+/// the change notifications, validation.
+/// The save floor's CPU time by stage (objects, lookup, writes), one entry per run.
+var saveFloorStages: [[Double]] = [[], [], []]
+
+func runSaveFloor() throws -> Double {
+    let url = try freshCopy("floor.sqlite")
+    var db: OpaquePointer?
+    sqlite3_open(url.path, &db)
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL", nil, nil, nil)
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    var marks: [Double] = []
+    let time = seconds {
+        marks.append(cpuSeconds())
+        var objects: [FloorObject] = []
+        objects.reserveCapacity(imported)
+        for index in stored / 2..<(stored / 2 + imported) {
+            let trail = FloorObject()
+            trail.setValue("Trail \(index)", forKey: "name")
+            trail.setValue(4.9, forKey: "rating")
+            trail.setValue(Double(index % 500), forKey: "lengthKm")
+            trail.setValue("Imported notes \(index)", forKey: "notes")
+            objects.append(trail)
+        }
+        marks.append(cpuSeconds())
+        sqlite3_exec(db, "BEGIN EXCLUSIVE", nil, nil, nil)
+        // 2. The stored rows holding the inserted names.
+        var storedRows: [String: (key: Int64, version: Int64)] = Dictionary(minimumCapacity: imported)
+        let batch = 500
+        var lookup: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT Z_PK, Z_OPT, ZNAME FROM ZTRAIL WHERE ZNAME IN (" + Array(repeating: "?", count: batch).joined(separator: ", ") + ")", -1, &lookup, nil)
+        for start in stride(from: 0, to: objects.count, by: batch) {
+            let end = min(start + batch, objects.count)
+            for position in start..<end {
+                sqlite3_bind_text(lookup, Int32(position - start + 1), objects[position].values[0] as! String, -1, transient)
+            }
+            for parameter in (end - start)..<batch { sqlite3_bind_null(lookup, Int32(parameter + 1)) }
+            while sqlite3_step(lookup) == SQLITE_ROW {
+                let name = String(cString: sqlite3_column_text(lookup, 2))
+                storedRows[name] = (sqlite3_column_int64(lookup, 0), sqlite3_column_int64(lookup, 1))
+            }
+            sqlite3_reset(lookup)
+        }
+        sqlite3_finalize(lookup)
+        marks.append(cpuSeconds())
+        // 3. The writes.
+        var select: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1", -1, &select, nil)
+        sqlite3_step(select)
+        var next = sqlite3_column_int64(select, 0)
+        sqlite3_finalize(select)
+        var insert: OpaquePointer?, update: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO ZTRAIL(Z_PK, Z_ENT, Z_OPT, ZNAME, ZRATING, ZLENGTHKM, ZNOTES) VALUES(?, 1, 1, ?, ?, ?, ?)", -1, &insert, nil)
+        sqlite3_prepare_v2(db, "UPDATE ZTRAIL SET ZRATING = ?, ZLENGTHKM = ?, ZNOTES = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?", -1, &update, nil)
+        for object in objects {
+            let name = object.values[0] as! String
+            let rating = object.values[1] as! Double, lengthKm = object.values[2] as! Double, notes = object.values[3] as! String
+            if let row = storedRows[name] {
+                sqlite3_bind_double(update, 1, rating)
+                sqlite3_bind_double(update, 2, lengthKm)
+                sqlite3_bind_text(update, 3, notes, -1, transient)
+                sqlite3_bind_int64(update, 4, row.version + 1)
+                sqlite3_bind_int64(update, 5, row.key)
+                sqlite3_bind_int64(update, 6, row.version)
+                precondition(sqlite3_step(update) == SQLITE_DONE && sqlite3_changes(db) == 1, String(cString: sqlite3_errmsg(db)))
+                sqlite3_reset(update)
+            } else {
+                next += 1
+                sqlite3_bind_int64(insert, 1, next)
+                sqlite3_bind_text(insert, 2, name, -1, transient)
+                sqlite3_bind_double(insert, 3, rating)
+                sqlite3_bind_double(insert, 4, lengthKm)
+                sqlite3_bind_text(insert, 5, notes, -1, transient)
+                precondition(sqlite3_step(insert) == SQLITE_DONE, String(cString: sqlite3_errmsg(db)))
+                sqlite3_reset(insert)
+            }
+        }
+        sqlite3_finalize(insert)
+        sqlite3_finalize(update)
+        var counter: OpaquePointer?
+        sqlite3_prepare_v2(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", -1, &counter, nil)
+        sqlite3_bind_int64(counter, 1, next)
+        sqlite3_step(counter)
+        sqlite3_finalize(counter)
+        precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
+        marks.append(cpuSeconds())
+    }
+    for stage in 0..<3 { saveFloorStages[stage].append(marks[stage + 1] - marks[stage]) }
+    sqlite3_close(db)
+    check(url)
+    return time
+}
+
 /// A trail row as a GRDB record, on the table OpenCoreData writes.
 struct TrailRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "ZTRAIL"
@@ -291,9 +417,9 @@ func median(_ values: [Double]) -> Double {
 }
 
 var sqliteTimes: [Double] = [], openCoreDataTimes: [Double] = [], insertOnlyTimes: [Double] = [], grdbTimes: [Double] = []
-var objectsOnlyTimes: [Double] = [], batchInsertTimes: [Double] = []
+var objectsOnlyTimes: [Double] = [], batchInsertTimes: [Double] = [], saveFloorTimes: [Double] = []
 /// CPU times, by subject, in the order of `cpuNames`.
-let cpuNames = ["SQLite", "GRDB", "upsert", "batch upsert", "insert only", "objects only"]
+let cpuNames = ["SQLite", "GRDB", "upsert", "batch upsert", "insert only", "objects only", "save floor"]
 var cpuTimes: [[Double]] = Array(repeating: [], count: cpuNames.count)
 for _ in 0..<repetitions {
     sqliteTimes.append(try runSQLite()); cpuTimes[0].append(lastCPUSeconds)
@@ -302,6 +428,7 @@ for _ in 0..<repetitions {
     batchInsertTimes.append(try runBatchInsert()); cpuTimes[3].append(lastCPUSeconds)
     insertOnlyTimes.append(try runOpenCoreDataInsertOnly()); cpuTimes[4].append(lastCPUSeconds)
     objectsOnlyTimes.append(try runObjectsOnly()); cpuTimes[5].append(lastCPUSeconds)
+    saveFloorTimes.append(try runSaveFloor()); cpuTimes[6].append(lastCPUSeconds)
 }
 let floor = median(sqliteTimes), ours = median(openCoreDataTimes), insertOnly = median(insertOnlyTimes)
 print("| \(imported) objects, half stored | median | ÷ SQLite upsert |")
@@ -314,9 +441,13 @@ print(String(format: "| OpenCoreData, NSBatchInsertRequest + object trump (batch
 print(String(format: "| OpenCoreData, the same objects all new (insert only) | %.1f ms | %.2f |", insertOnly * 1000, insertOnly / floor))
 let objectsOnly = median(objectsOnlyTimes)
 print(String(format: "| OpenCoreData, objects and values only, no save (object floor) | %.1f ms | %.2f |", objectsOnly * 1000, objectsOnly / floor))
+let saveFloor = median(saveFloorTimes)
+print(String(format: "| Save floor: minimal objects, key lookup, UPDATE/INSERT by hand (C API) | %.1f ms | %.2f |", saveFloor * 1000, saveFloor / floor))
+print(String(format: "Save floor CPU by stage, medians: objects %.1f ms, key lookup %.1f ms, writes %.1f ms",
+             median(saveFloorStages[0]) * 1000, median(saveFloorStages[1]) * 1000, median(saveFloorStages[2]) * 1000))
 func list(_ times: [Double]) -> String { times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", ") }
 let cpuFloor = median(cpuTimes[0])
 print("CPU time (user + system), medians: " + zip(cpuNames, cpuTimes).map { name, times in
     name + String(format: " %.1f ms (%.2f×)", median(times) * 1000, median(times) / cpuFloor)
 }.joined(separator: ", "))
-print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], GRDB [\(list(grdbTimes))], upsert [\(list(openCoreDataTimes))], batch upsert [\(list(batchInsertTimes))], insert only [\(list(insertOnlyTimes))], objects only [\(list(objectsOnlyTimes))]")
+print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], GRDB [\(list(grdbTimes))], upsert [\(list(openCoreDataTimes))], batch upsert [\(list(batchInsertTimes))], insert only [\(list(insertOnlyTimes))], objects only [\(list(objectsOnlyTimes))], save floor [\(list(saveFloorTimes))]")

@@ -218,16 +218,22 @@ extension NSManagedObjectContext {
         guard let store = try stores(holding: entity, allowed: request.affectedStores).first else {
             throw coreDataError(NSPersistentStoreOperationError, userInfo: [NSLocalizedDescriptionKey: "No store holds entity \(entity.name ?? "(null)")."])
         }
-        let attributes = entity.propertyTable.persistentAttributes
-        func row(from value: (String) -> Any?) throws -> [String: Any] {
-            var row: [String: Any] = [:]
-            for attribute in attributes {
-                let given = CocoaFormatter.unwrap(value(attribute.name))
-                if let stored = try Self.storedValue(given ?? attribute.defaultValue, for: attribute) { row[attribute.name] = stored }
+        let table = entity.propertyTable
+        let attributes = table.persistentAttributes
+        // Each row's values go straight into the slots a stored row keeps, converted once
+        // by the objects' own conversion: no dictionary per row, no boxing per value.
+        func row(from value: (String) -> Any?) throws -> PropertyValues {
+            var slots: [Any?] = Array(repeating: nil, count: table.all.count)
+            for (attribute, slot) in zip(attributes, table.persistentSlots) {
+                if let given = AttributeValues.unwrapped(value(attribute.name)) {
+                    slots[slot] = try Self.storedValue(given, for: attribute)
+                } else if slot < table.defaultSlots.count {
+                    slots[slot] = table.defaultSlots[slot]
+                }
             }
-            return row
+            return PropertyValues(table: table, slots: slots)
         }
-        var rows: [[String: Any]] = []
+        var rows: [PropertyValues] = []
         // The attributes an upsert writes over a stored row: the first dictionary's keys
         // (Core Data's `onConflictKeys`), every attribute for the object handler.
         var givenNames: [String]?
@@ -272,13 +278,19 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// `value` as the stored Swift type of `attribute` (`nil` stays `nil`); throws when it
-    /// is of the wrong kind. Batch requests skip validation but not typing.
+    /// `value` as the stored Swift type of `attribute` (`nil`, an empty `Optional` and
+    /// `NSNull` give `nil`); throws when it is of the wrong kind. Batch requests skip
+    /// validation but not typing.
     static func storedValue(_ value: Any?, for attribute: NSAttributeDescription) throws -> Any? {
-        guard let value = CocoaFormatter.unwrap(value), !(value is NSNull) else { return nil }
-        guard let converted = AttributeValues.convert(value, to: attribute.attributeType) else {
+        guard let given = value else { return nil }
+        let type = attribute.attributeType
+        // The usual case first, as `AttributeValues.stored` takes it: a value of the
+        // attribute's kind converts at once, without unwrapping or an `NSNull` check.
+        if !type.keepsAnyValue, let converted = AttributeValues.convert(given, to: type) { return converted }
+        guard let value = AttributeValues.unwrapped(given), !AttributeValues.isNull(value) else { return nil }
+        guard let converted = AttributeValues.convert(value, to: type) else {
             throw coreDataError(NSManagedObjectValidationError, userInfo: [
-                NSLocalizedDescriptionKey: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(type(of: value)); value = \(cocoaPlainDescription(value)).",
+                NSLocalizedDescriptionKey: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = \(attribute.attributeValueClassName ?? "id"); given type = \(Swift.type(of: value)); value = \(cocoaPlainDescription(value)).",
                 NSValidationKeyErrorKey: attribute.name,
             ])
         }

@@ -139,7 +139,7 @@ extension PersistentStoreEngine {
         try sqlite(for: "A batch delete").batchDelete(fetch, entity: entity, returningKeys: returningKeys, in: transaction)
     }
 
-    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, conflicts: BatchInsertConflicts, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
+    func batchInsert(_ rows: [PropertyValues], of entity: NSEntityDescription, conflicts: BatchInsertConflicts, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
         try sqlite(for: "A batch insert").batchInsert(rows, of: entity, conflicts: conflicts, returningKeys: returningKeys, in: transaction)
     }
 

@@ -17,11 +17,11 @@ enum BatchInsertConflicts {
 /// repositories; the statements as SQL debug prints them in fatbobman.com's "Batch
 /// Operations in Core Data"), so SQLite finds the stored duplicates itself.
 extension SQLiteStoreEngine {
-    /// Inserts `rows` (attribute values as stored Swift values) of `entity`, drawing their
-    /// primary keys from `Z_PRIMARYKEY`; each new row starts at `Z_OPT` 1. The outcome
-    /// counts the rows written (inserted or updated) and, with `returningKeys` or when
-    /// the store records history, lists their keys.
-    func batchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, conflicts: BatchInsertConflicts, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
+    /// Inserts `rows` of `entity` (attribute values as stored Swift values, in the slots of
+    /// its property table), drawing their primary keys from `Z_PRIMARYKEY`; each new row
+    /// starts at `Z_OPT` 1. The outcome counts the rows written (inserted or updated) and,
+    /// with `returningKeys` or when the store records history, lists their keys.
+    func batchInsert(_ rows: [PropertyValues], of entity: NSEntityDescription, conflicts: BatchInsertConflicts, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome {
         var outcome = BatchOutcome(count: 0, keys: returningKeys ? [] : nil)
         guard !rows.isEmpty else { return outcome }
         let number = entityNumber(for: entity)
@@ -128,7 +128,7 @@ extension SQLiteStoreEngine {
     /// The batch insert for constraints SQLite cannot check (no `UNIQUE` index): each
     /// row's stored duplicate is looked up with a SELECT of its own, then kept (ignore)
     /// or written over (update).
-    private func batchInsertRowByRow<Rows: Sequence>(_ rows: Rows, conflicts: BatchInsertConflicts, updatedSlots: Set<Int>?, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome where Rows.Element == ([String: Any], StoreRow) {
+    private func batchInsertRowByRow<Rows: Sequence>(_ rows: Rows, conflicts: BatchInsertConflicts, updatedSlots: Set<Int>?, returningKeys: Bool, in transaction: SQLiteSaveTransaction) throws -> BatchOutcome where Rows.Element == (PropertyValues, StoreRow) {
         var outcome = BatchOutcome(count: 0, keys: returningKeys ? [] : nil)
         for (values, row) in rows {
             guard let existing = try constrainedRow(matching: values, of: row.entity) else {
@@ -148,7 +148,7 @@ extension SQLiteStoreEngine {
 
     /// The stored row (key and version) that already holds the values `values` gives for
     /// one of `entity`'s uniqueness constraints, if any.
-    func constrainedRow(matching values: [String: Any], of entity: NSEntityDescription) throws -> StoreRow? {
+    func constrainedRow(matching values: PropertyValues, of entity: NSEntityDescription) throws -> StoreRow? {
         for (declaring, names) in entity.applicableUniquenessConstraints {
             let table = declaring.propertyTable
             var parts: [NSPredicate] = []
@@ -171,7 +171,7 @@ extension SQLiteStoreEngine {
 
     /// Writes a batch insert's values over an existing row: the attributes in `slots`
     /// (`nil`: every attribute), no relationship, Z_OPT + 1.
-    private func overwrite(_ existing: StoreRow, with values: [String: Any], slots: Set<Int>?, in transaction: SQLiteSaveTransaction) throws {
+    private func overwrite(_ existing: StoreRow, with values: PropertyValues, slots: Set<Int>?, in transaction: SQLiteSaveTransaction) throws {
         let table = existing.entity.propertyTable
         var written = SlotSet()
         for attribute in table.persistentAttributes {

@@ -252,6 +252,53 @@ final class BatchInsertTests: RequestTestCase {
         XCTAssertEqual((try container.viewContext.execute(counting) as! NSBatchInsertResult).result as? Int, 1)
     }
 
+    /// Values of another Swift or Foundation type than the attribute stores are converted
+    /// as `setValue(_:forKey:)` converts them (an `NSNumber` or `Int` for a Double, a
+    /// Double for an Int16, truncated as `NSNumber.shortValue` truncates); an empty
+    /// `Optional` and `NSNull` store NULL; a value of the wrong kind fails the whole
+    /// request before any row is written, naming the attribute.
+    func testForeignTypesOptionalsNullAndAWrongType() throws {
+        let container = try seededContainer()
+        let noRating: Double? = nil
+        let request = NSBatchInsertRequest(entityName: "Trail", objects: [
+            ["name": NSString(string: "Foreign"), "lengthKm": 12, "elevationGain": Int64(300), "difficulty": NSNumber(value: 2),
+             "rating": noRating as Any, "isFavorite": NSNumber(value: true), "lastHiked": NSDate(timeIntervalSinceReferenceDate: 100.5)],
+            ["name": Optional("Wrapped") as Any, "lengthKm": Float(2.5), "elevationGain": NSNumber(value: 7.9), "difficulty": 3.9,
+             "rating": NSNull(), "isFavorite": 1, "lastHiked": NSNull()],
+        ])
+        _ = try container.viewContext.execute(request)
+        let rows = try query(storeURL(), "SELECT ZNAME, ZLENGTHKM, ZELEVATIONGAIN, ZDIFFICULTY, ZRATING, ZISFAVORITE, ZLASTHIKED FROM ZTRAIL WHERE Z_PK > 6 ORDER BY Z_PK")
+        XCTAssertEqual(rows.count, 2)
+        XCTAssertEqual(rows[0][0] as? String, "Foreign")
+        XCTAssertEqual(rows[0][1] as? Double, 12, "an Int for a Double attribute")
+        XCTAssertEqual(rows[0][2] as? Int64, 300)
+        XCTAssertEqual(rows[0][3] as? Int64, 2, "an NSNumber for an Int16 attribute")
+        XCTAssertNil(rows[0][4] ?? nil, "an empty Optional stores NULL")
+        XCTAssertEqual(rows[0][5] as? Int64, 1)
+        XCTAssertEqual(rows[0][6] as? Double, 100.5, "an NSDate is stored as its reference-date seconds")
+        XCTAssertEqual(rows[1][0] as? String, "Wrapped", "an Optional holding a string is the string")
+        XCTAssertEqual(rows[1][1] as? Double, 2.5)
+        XCTAssertEqual(rows[1][2] as? Int64, 7, "a fractional NSNumber for an Int32 is truncated")
+        XCTAssertEqual(rows[1][3] as? Int64, 3, "a Double for an Int16 is truncated")
+        XCTAssertNil(rows[1][4] ?? nil, "NSNull stores NULL")
+        XCTAssertEqual(rows[1][5] as? Int64, 1, "an Int for a Boolean")
+        XCTAssertNil(rows[1][6] ?? nil)
+
+        let wrong = NSBatchInsertRequest(entityName: "Trail", objects: [
+            ["name": "Fine", "lengthKm": 3.0],
+            ["name": "Wrong", "lengthKm": "long"],
+        ])
+        XCTAssertThrowsError(try container.viewContext.execute(wrong)) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.domain, NSCocoaErrorDomain)
+            XCTAssertEqual(error.code, NSManagedObjectValidationError)
+            XCTAssertTrue(error.localizedDescription.contains("Unacceptable type of value for attribute: property = \"lengthKm\"; desired type = NSNumber"),
+                          error.localizedDescription)
+            XCTAssertEqual(error.userInfo[NSValidationKeyErrorKey] as? String, "lengthKm")
+        }
+        XCTAssertEqual(try query(storeURL(), "SELECT COUNT(*) FROM ZTRAIL")[0][0] as? Int64, 8, "the request wrote no row")
+    }
+
     func testHandlersStopWhenTheyReturnTrue() throws {
         let container = try seededContainer()
         let trail = model.entitiesByName["Trail"]!
