@@ -11,12 +11,17 @@ import GRDBSQLite
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
+//       NAME may also be memory-faults or memory-rows, with --phase fetch-batched: the
+//       batched fetch's memory floor (BatchMemoryFloor.swift).
 
 let subjects: [String: (Phase, URL) throws -> Void] = [
     "sqlite": { try runPhase(RawSQLiteSubject.self, $0, databaseURL: $1) },
     "grdb": { try runPhase(GRDBSubject.self, $0, databaseURL: $1) },
     "grdb-fast": { try runPhase(GRDBFastSubject.self, $0, databaseURL: $1) },
     "opencoredata": { try runPhase(OpenCoreDataSubject.self, $0, databaseURL: $1) },
+    // The batched fetch's memory floor (BatchMemoryFloor.swift): `--subject` only.
+    "memory-faults": { try runPhase(BatchMemoryFloor<FaultsOnly>.self, $0, databaseURL: $1) },
+    "memory-rows": { try runPhase(BatchMemoryFloor<FaultsHoldingRows>.self, $0, databaseURL: $1) },
 ]
 let order = ["sqlite", "grdb", "grdb-fast", "opencoredata"]
 
@@ -86,7 +91,7 @@ if arguments.contains("--object-floor") {
     exit(0)
 }
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
-for name in only where subjects[name] == nil { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
+for name in only where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
 var results: [String: [Phase: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("core-data-benchmarks-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

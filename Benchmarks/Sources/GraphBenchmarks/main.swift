@@ -6,6 +6,8 @@ import Foundation
 //   graph-benchmarks [--repeat N]      each subject N times (default 5), every run in a fresh
 //                                      process on fresh files; prints a Markdown table of
 //                                      medians and of the median of the paired ratios
+//   graph-benchmarks --object-floor [--repeat N]   the least work Core Data's API forces
+//                                      for each phase, level by level (GraphFloor.swift)
 //   graph-benchmarks --subject NAME --phase PHASE --db PATH   (internal) one timed run
 
 struct Measurement: Codable {
@@ -56,6 +58,18 @@ let repetitions = Int(option("--repeat") ?? "5") ?? 5
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("graph-benchmarks-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
+
+if arguments.contains("--object-floor") {
+    do {
+        try GraphFloor.run(repetitions: repetitions, scratch: scratch)
+    } catch {
+        FileHandle.standardError.write("object floor failed: \(error)\n".data(using: .utf8)!)
+        try? FileManager.default.removeItem(at: scratch)
+        exit(1)
+    }
+    try? FileManager.default.removeItem(at: scratch)
+    exit(0)
+}
 
 var results: [GraphPhase: [String: [Measurement]]] = [:]
 for repetition in 1...repetitions {

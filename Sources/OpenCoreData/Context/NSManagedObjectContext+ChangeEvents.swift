@@ -12,8 +12,16 @@ extension NSManagedObjectContext {
     /// Call it yourself to see the notification (or apply delete rules) at once. Deny is
     /// checked at save; no action does nothing.
     public func processPendingChanges() {
-        while let object = deletionsToProcess.popFirst() {
-            applyDeleteRules(to: object)
+        // In rounds: the objects deleted so far, their to-many relationships loaded
+        // together (see DeleteRuleLoading.swift), then those a round's cascades deleted.
+        while !deletionsToProcess.isEmpty {
+            let round = deletionsToProcess.objects
+            loadDeleteRuleRelationships(of: round)
+            // A rule may take an object of the round back out of the queue (undo,
+            // invalidation): only those still waiting are processed.
+            for object in round where deletionsToProcess.remove(object) {
+                applyDeleteRules(to: object)
+            }
         }
         guard !event.isEmpty else { return }
         let finished = event

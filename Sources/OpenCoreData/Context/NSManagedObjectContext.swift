@@ -386,6 +386,11 @@ open class NSManagedObjectContext {
         permanentObjects.reserveCapacity(count)
     }
 
+    /// Makes room in the registry for `count` more objects (the members of relationships).
+    func reserveRegistryCapacity(additional count: Int) {
+        permanentObjects.reserveCapacity(additional: count)
+    }
+
     /// The registered object for a stored row, or a new fault for it.
     func object(for key: StoreKey, in store: NSPersistentStore) -> NSManagedObject {
         let registryKey = PermanentKey(store: store, key: key)

@@ -1,0 +1,87 @@
+import Foundation
+
+// The delete rules of many deleted objects, loaded together.
+//
+// Nullify and cascade walk the to-many relationships of every deleted object. Fired one
+// object at a time, that is one to-many fault (one statement) per deleted object: a
+// cascade through a tree of 100,000 nodes ran 100,000 `SELECT … WHERE t0.ZPARENT = ?`
+// statements, most of them for leaves that have no children. Core Data fires those faults
+// one by one too (its SQL debug output for a cascade shows one relationship fault per
+// deleted owner). Here, when several deleted objects wait for their rules and a
+// relationship of theirs is still unloaded, the destinations of all of them are read at
+// once, in the statement a to-many prefetch runs:
+//
+//     SELECT 0, t0.Z_PK, t0.Z_OPT, … FROM ZHIKE t0 WHERE  t0.ZTRAIL IN (?, …) ORDER BY t0.Z_PK
+//
+// one per 512 owners. Each owner's relationship then holds the same members, each fault
+// holding its row, that firing its fault would have given. A single deletion still fires
+// its fault as before.
+
+extension NSManagedObjectContext {
+    /// Loads, in a few statements, the unloaded nullify and cascade to-many relationships
+    /// of the saved objects in `owners` (deleted objects waiting for their delete rules).
+    ///
+    /// Only one-to-many relationships kept by a foreign key in a SQLite store are loaded
+    /// here, and only for two owners or more; any other relationship loads as its fault
+    /// does when the rule reads it.
+    func loadDeleteRuleRelationships(of owners: [NSManagedObject]) {
+        // A child's relationships load through its parent.
+        guard parent == nil, owners.count > 1 else { return }
+        var groups: [ObjectIdentifier: (relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject])] = [:]
+        var order: [ObjectIdentifier] = []
+        for owner in owners where !owner.state.isFault && !owner.state.isInaccessible && !owner.state.isInserted {
+            guard let store = owner.objectID.persistentStore, owner.objectID.storeKey != nil,
+                store.engine.sqlSchema != nil
+            else { continue }
+            for relationship in owner.entity.propertyTable.relationships where Self.loadsTogether(relationship) {
+                guard !owner.state.loadedRelationships.contains(relationship.name) else { continue }
+                let group = ObjectIdentifier(relationship)
+                if groups[group] == nil {
+                    order.append(group)
+                    groups[group] = (relationship, store, [])
+                }
+                // Another store's owners of the same relationship fire their faults instead.
+                if groups[group]?.store === store { groups[group]?.owners.append(owner) }
+            }
+        }
+        for group in order {
+            guard let (relationship, store, members) = groups[group], members.count > 1 else { continue }
+            readingQueryGeneration { loadToMany(relationship, of: members, in: store) }
+        }
+    }
+
+    /// Whether the rule of `relationship` walks it and it can be read for many owners at
+    /// once (unordered to-many with an inverse).
+    private static func loadsTogether(_ relationship: NSRelationshipDescription) -> Bool {
+        switch relationship.deleteRule {
+        case .nullifyDeleteRule, .cascadeDeleteRule:
+            return relationship.isToMany && !relationship.isOrdered && relationship.inverseRelationship != nil
+        case .denyDeleteRule, .noActionDeleteRule:
+            return false
+        }
+    }
+
+    /// Reads the destinations of `owners`' `relationship` and gives each owner its set;
+    /// leaves every owner unloaded when the store cannot answer in one statement or fails
+    /// (each then fires its own fault, which reports the failure as a fault does).
+    private func loadToMany(_ relationship: NSRelationshipDescription, of owners: [NSManagedObject], in store: NSPersistentStore) {
+        guard case .foreignKey(let destination, let keyColumn, _)? = store.engine.sqlSchema?.toMany(relationship),
+            let inverse = relationship.inverseRelationship?.name,
+            let engine = try? store.engine.sqlite(for: "Loading the relationships of deleted objects"),
+            let fetched = try? engine.fetchRows(of: destination, whereKey: keyColumn, in: owners.compactMap { $0.objectID.storeKey?.primaryKey })
+        else { return }
+        reserveRegistryCapacity(additional: fetched.count)
+        var byOwner: [Int64: [NSManagedObject]] = [:]
+        for row in store.rowCache.store(fetched) {
+            guard let owner = row.toOne[inverse]?.primaryKey else { continue }
+            let member = object(for: row.key, in: store)
+            if member.state.isFault { member.state.heldRow = row }
+            byOwner[owner, default: []].append(member)
+        }
+        for owner in owners {
+            guard let key = owner.objectID.storeKey?.primaryKey else { continue }
+            owner.state.values[relationship.name] = Set(byOwner[key] ?? [])
+            owner.state.loadedRelationships.insert(relationship.name)
+        }
+    }
+}
