@@ -5,9 +5,10 @@ import Foundation
 // Nullify and cascade walk the to-many relationships of every deleted object. Fired one
 // object at a time, that is one to-many fault (one statement) per deleted object: a
 // cascade through a tree of 100,000 nodes ran 100,000 `SELECT … WHERE t0.ZPARENT = ?`
-// statements, most of them for leaves that have no children. Core Data fires those faults
-// one by one too (its SQL debug output for a cascade shows one relationship fault per
-// deleted owner). Here, when several deleted objects wait for their rules and a
+// statements, most of them for leaves that have no children. Core Data avoids that: before
+// propagating deletes it prefetches, per entity, the relationships the rules follow
+// (`_prefetchObjectsForDeletePropagation` in its decompiled `_processRecentChanges`; see
+// LinuxDifferences.md). Here, when several deleted objects wait for their rules and a
 // relationship of theirs is still unloaded, the destinations of all of them are read at
 // once, in the statement a to-many prefetch runs:
 //
