@@ -147,7 +147,7 @@ enum WriteObjectFloor {
         }
 
         // save
-        let saved: [FloorObject] = level >= 3 ? Array(context.inserted.values) : objects
+        let saved: [FloorObject] = level >= 3 ? context.inserted : objects
         var firstKey: Int64 = 1
         if level >= 5 {
             context.announceSave(inserted: saved, updated: [], deleted: [])
@@ -183,6 +183,7 @@ enum WriteObjectFloor {
             if level >= 3 {
                 context.reregister(object, as: permanent)
                 object.changed = 0
+                object.isInserted = false
                 rowCache.rows[key] = (version: 1, values: object.values)
             } else {
                 object.id = permanent
@@ -236,12 +237,15 @@ enum WriteObjectFloor {
             }
             if level >= 3 {
                 object.changed |= 1 << 3
-                context.updated[ObjectIdentifier(object)] = object
+                if !object.isUpdated {
+                    object.isUpdated = true
+                    context.updated.append(object)
+                }
             }
         }
 
         // save
-        let saved: [FloorObject] = level >= 3 ? Array(context.updated.values) : objects
+        let saved: [FloorObject] = level >= 3 ? context.updated : objects
         if level >= 5 {
             context.announceSave(inserted: [], updated: saved, deleted: [])
             for object in saved {
@@ -268,6 +272,7 @@ enum WriteObjectFloor {
             object.version += 1
             if level >= 3 {
                 object.changed = 0
+                object.isUpdated = false
                 rowCache.rows[object.id.primaryKey] = (version: object.version, values: object.values)
             }
         }
@@ -300,11 +305,13 @@ enum WriteObjectFloor {
         let context = FloorContext()
         let objects = try fetchAll(level: level, database, context, rowCache)
         for object in objects {
-            if level >= 3 { context.deleted[ObjectIdentifier(object)] = object } else { object.isDeleted = true }
+            guard !object.isDeleted else { continue }
+            object.isDeleted = true
+            if level >= 3 { context.deleted.append(object) }
         }
 
         // save
-        let saved: [FloorObject] = level >= 3 ? Array(context.deleted.values) : objects.filter(\.isDeleted)
+        let saved: [FloorObject] = level >= 3 ? context.deleted : objects.filter(\.isDeleted)
         if level >= 5 {
             context.announceSave(inserted: [], updated: [], deleted: saved)
             for object in saved {
@@ -325,6 +332,7 @@ enum WriteObjectFloor {
         if level >= 3 {
             for object in saved {
                 context.unregister(object)
+                object.isDeleted = false
                 rowCache.rows[object.id.primaryKey] = nil
             }
         }
@@ -340,6 +348,13 @@ enum WriteObjectFloor {
     /// (levels 2 and up); from level 3 registered, with the row's snapshot in the cache.
     private static func fetchAll(level: Int, _ database: FloorDatabase, _ context: FloorContext, _ rowCache: RowCache) throws -> [FloorObject] {
         var objects: [FloorObject] = []
+        // Sized in advance, generously, as ObjectLayerFloor's fetch is (and OpenCoreData's
+        // registry and row cache are, before a large fetch).
+        objects.reserveCapacity(ItemValues.count)
+        if level >= 3 {
+            context.registered.reserveCapacity(ItemValues.count)
+            rowCache.rows.reserveCapacity(ItemValues.count)
+        }
         try database.query("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM") { row in
             let primaryKey = sqlite3_column_int64(row, 0)
             if level >= 3, let known = context.registered[primaryKey] {
@@ -453,8 +468,8 @@ private final class FloorObject: NSObject {
     var version: Int64 = 0
     /// Bits of the attributes changed since the last save (level 3 and up).
     var changed: UInt64 = 0
-    /// Level 2's deletion mark; from level 3 the context's `deleted` set says it.
-    var isDeleted = false
+    /// Membership of the context's change sets (level 2 uses `isDeleted` alone).
+    var isInserted = false, isUpdated = false, isDeleted = false
     /// Where the object is registered, if it is.
     var context: FloorContext?
 
@@ -520,16 +535,19 @@ private final class FloorObject: NSObject {
 private final class FloorContext {
     var registered: [Int64: Unmanaged<FloorObject>] = [:]
     var registeredTemporary: [ObjectIdentifier: Unmanaged<FloorObject>] = [:]
-    var inserted: [ObjectIdentifier: FloorObject] = [:]
-    var updated: [ObjectIdentifier: FloorObject] = [:]
-    var deleted: [ObjectIdentifier: FloorObject] = [:]
+    /// Each set is a list with a flag on the object for membership: one append per object,
+    /// no hashing (OpenCoreData's `ObjectList` and object state do the same).
+    var inserted: [FloorObject] = []
+    var updated: [FloorObject] = []
+    var deleted: [FloorObject] = []
     /// The sets of the save under way, for the did-save notification.
     private var saving: [String: Set<FloorObject>] = [:]
 
     func insert(_ object: FloorObject) {
         registeredTemporary[ObjectIdentifier(object.id)] = Unmanaged.passUnretained(object)
         object.context = self
-        inserted[ObjectIdentifier(object)] = object
+        object.isInserted = true
+        inserted.append(object)
     }
 
     func register(_ object: FloorObject) {
