@@ -493,7 +493,8 @@ final class StoreKindTests: CoreTestCase {
         XCTAssertEqual(store.registeredIDs[ids[1]], 1, "the kept object stays registered")
         XCTAssertTrue(context.registeredObject(for: ids[1]) === trails[1])
         XCTAssertNil(context.registeredObject(for: ids[0]))
-        XCTAssertEqual(names(try open().viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))), ["Trail 1"])
+        let relaunched = try open()
+        XCTAssertEqual(names(try relaunched.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))), ["Trail 1"])
     }
 
     func testContextsOnSeveralQueuesUseTheStoreOneCallAtATime() throws {
