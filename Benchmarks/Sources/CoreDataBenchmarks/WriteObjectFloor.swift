@@ -18,7 +18,9 @@ import GRDBSQLite
 ///    the object, which takes its entry out as it is freed (uniquing; inserted objects are
 ///    registered under their temporary ID, then their permanent one); the sets of inserted,
 ///    updated and deleted objects (`insertedObjects`, …), which own their objects until the
-///    save, with each object's changed attributes, so that an `UPDATE` sets only those;
+///    save, kept as lists with a flag on each object for membership (as OpenCoreData keeps
+///    them: a dictionary keyed by object costs more than OpenCoreData's whole phase), with
+///    each object's changed attributes, so that an `UPDATE` sets only those;
 ///    and a snapshot of every fetched or saved row (the row cache), which `refresh` and
 ///    `Z_OPT`'s optimistic locking need: updates and deletions carry `AND Z_OPT = ?` with
 ///    the snapshot's version, as Core Data's statements do, and the save stores the new
