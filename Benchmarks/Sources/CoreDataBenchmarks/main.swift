@@ -9,6 +9,8 @@ import GRDBSQLite
 //       changes the 100,000 rows, for profiling.
 //   core-data-benchmarks --object-floor [--repeat N] [--rows R]
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
+//   core-data-benchmarks --write-floor [--repeat N] [--rows R]
+//       the same for insert, update-all and delete-all (WriteObjectFloor).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 //       NAME may also be memory-faults or memory-rows, with --phase fetch-batched: the
@@ -38,6 +40,7 @@ func fail(_ message: String) -> Never {
 let usage = """
     usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
+           core-data-benchmarks --write-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -49,7 +52,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
 var position = 1
 while position < arguments.count {
-    if arguments[position] == "--object-floor" {
+    if arguments[position] == "--object-floor" || arguments[position] == "--write-floor" {
         position += 1
         continue
     }
@@ -88,6 +91,18 @@ if arguments.contains("--object-floor") {
     } catch {
         fail("object floor failed: \(error)")
     }
+    exit(0)
+}
+if arguments.contains("--write-floor") {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("write-floor-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    do {
+        try WriteObjectFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
+    } catch {
+        try? FileManager.default.removeItem(at: directory)
+        fail("write floor failed: \(error)")
+    }
+    try? FileManager.default.removeItem(at: directory)  // `exit` runs no `defer`
     exit(0)
 }
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order

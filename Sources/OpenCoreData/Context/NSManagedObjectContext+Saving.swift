@@ -180,11 +180,20 @@ extension NSManagedObjectContext {
                 object.state.changedSlots.removeAll()
             }
         }
+        // The deleted rows leave each store's row cache, and the objects the registry, in one
+        // hold of each lock rather than one per object. Stores are few: a short list.
+        var deletedKeys: [(store: NSPersistentStore, keys: [StoreKey])] = []
         for object in deletedNow {
-            if let key = object.objectID.storeKey { object.objectID.persistentStore?.rowCache.remove(key) }
             object.state.isDeleted = false
-            forget(object)
+            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
+            if let index = deletedKeys.firstIndex(where: { $0.store === store }) {
+                deletedKeys[index].keys.append(key)
+            } else {
+                deletedKeys.append((store, [key]))
+            }
         }
+        for (store, keys) in deletedKeys { store.rowCache.remove(keys) }
+        forget(deletedNow)
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
         postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
         for object in insertedNow + updatedNow + deletedNow { object.didSave() }

@@ -506,6 +506,21 @@ open class NSManagedObjectContext {
         object.managedObjectContext = nil
     }
 
+    /// Removes `objects` from the context's registry and detaches them, as ``forget(_:)``
+    /// does one by one, with one hold of the registry's lock for all of them.
+    func forget(_ objects: [NSManagedObject]) {
+        let wasRegistered = objects.map { $0.registration != nil }
+        permanentObjects.remove(objects)
+        for (object, registered) in zip(objects, wasRegistered) {
+            if registered {
+                object.objectID.persistentStore?.contextDidUnregister(object.objectID)
+            } else {
+                temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+            }
+            object.managedObjectContext = nil
+        }
+    }
+
     /// Forgets every object. Each one drops its values, as Core Data's objects do after a
     /// reset: related objects hold each other (a trail its hikes, each hike its trail), and
     /// without this the cycles would keep every object, and the rows they hold in the row

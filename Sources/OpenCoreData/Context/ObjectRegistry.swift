@@ -43,6 +43,21 @@ final class ObjectRegistry {
         removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(object))
     }
 
+    /// Takes `objects` out of the registry in one hold of the lock (a save's deletions);
+    /// objects registered elsewhere, or nowhere, are left alone.
+    func remove(_ objects: [NSManagedObject]) {
+        var leaving: [(key: PermanentKey, object: Unmanaged<NSManagedObject>)] = []
+        leaving.reserveCapacity(objects.count)
+        for object in objects {
+            guard let registration = object.registration, registration.registry === self else { continue }
+            object.registration = nil
+            leaving.append((registration.key, Unmanaged.passUnretained(object)))
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        for (key, object) in leaving where entries[key]?.toOpaque() == object.toOpaque() { entries[key] = nil }
+    }
+
     /// Removes the entry for `key` if it is still `object`'s; a newer object for the same
     /// row may have replaced it. Called from the object's deinit, so it must not retain it.
     func removeEntry(_ key: PermanentKey, ifItIs object: Unmanaged<NSManagedObject>) {

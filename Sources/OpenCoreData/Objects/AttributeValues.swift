@@ -65,8 +65,16 @@ enum AttributeValues {
     /// Transformable and undefined attributes keep any value.
     static func convert(_ value: Any, to type: NSAttributeType) -> Any? {
         switch type {
-        case .integer16AttributeType: return integer(value).map { Int16(truncatingIfNeeded: $0) }
-        case .integer32AttributeType: return integer(value).map { Int32(truncatingIfNeeded: $0) }
+        case .integer16AttributeType:
+            // The usual values first, one cast each: the attribute's own type, then `Int`
+            // (a literal). Either gives what the general path gives; anything else takes it.
+            if let number = value as? Int16 { return number }
+            if let number = value as? Int { return Int16(truncatingIfNeeded: number) }
+            return integer(value).map { Int16(truncatingIfNeeded: $0) }
+        case .integer32AttributeType:
+            if let number = value as? Int32 { return number }
+            if let number = value as? Int { return Int32(truncatingIfNeeded: number) }
+            return integer(value).map { Int32(truncatingIfNeeded: $0) }
         case .integer64AttributeType: return integer(value)
         case .doubleAttributeType: return double(value)
         case .floatAttributeType: return double(value).map { Float($0) }

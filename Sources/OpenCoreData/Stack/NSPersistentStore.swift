@@ -311,6 +311,15 @@ final class RowCache {
         if let removed = rows.removeValue(forKey: key), removed.currentIn == identity { removed.currentIn = 0 }
     }
 
+    /// Drops the rows of `keys` in one hold of the lock: a save's deletions, which would
+    /// otherwise take and release it once per deleted row.
+    func remove(_ keys: [StoreKey]) {
+        lock.lock(); defer { lock.unlock() }
+        for key in keys {
+            if let removed = rows.removeValue(forKey: key), removed.currentIn == identity { removed.currentIn = 0 }
+        }
+    }
+
     func removeAll() {
         lock.lock(); defer { lock.unlock() }
         for row in rows.values where row.currentIn == identity { row.currentIn = 0 }

@@ -70,6 +70,43 @@ final class KeyValueCodingPathTests: CoreTestCase {
         XCTAssertEqual(item.value(forKey: "price") as? Double, 2.0)
     }
 
+    /// The Int16 and Int32 shortcuts (the attribute's own type, then `Int`) give what the
+    /// general conversion gives, out-of-range values included, and still refuse a value of
+    /// another kind (which `setValue` turns into Core Data's "Unacceptable type" exception).
+    func testIntegerShortcutsGiveWhatTheGeneralConversionGives() throws {
+        let givens: [Any] = [
+            Int16(-7), Int32(123_456), Int(70_000), Int(-1), Int.max, Int64(40_000), UInt16(65_535),
+            NSNumber(value: 300), NSNumber(value: 4.0), NSNumber(value: 2.9), 2.9, true, Decimal(12),
+        ]
+        for given in givens {
+            let wide = AttributeValues.convert(given, to: .integer64AttributeType) as? Int64
+            XCTAssertNotNil(wide, "\(given)")
+            XCTAssertEqual(AttributeValues.convert(given, to: .integer16AttributeType) as? Int16, wide.map { Int16(truncatingIfNeeded: $0) }, "\(given)")
+            XCTAssertEqual(AttributeValues.convert(given, to: .integer32AttributeType) as? Int32, wide.map { Int32(truncatingIfNeeded: $0) }, "\(given)")
+        }
+        for type in [NSAttributeType.integer16AttributeType, .integer32AttributeType] {
+            XCTAssertNil(AttributeValues.convert("12", to: type))
+            XCTAssertNil(AttributeValues.convert(Date(), to: type))
+        }
+    }
+
+    /// An Int too large for the attribute's range: stored as the general path stores it,
+    /// and the model's maximum still fails the save with Core Data's error.
+    func testAnIntIntoAnInt32AttributeKeepsTheModelsRangeCheck() throws {
+        let context = try plainContext()
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+        item.setValue("Lantern", forKey: "title")
+        item.setValue(Int32(9), forKey: "count")
+        XCTAssertEqual(item.primitiveValue(forKey: "count") as? Int32, 9)
+        item.setValue(Int(4_294_967_307), forKey: "count")  // 2^32 + 11
+        XCTAssertEqual(item.primitiveValue(forKey: "count") as? Int32, 11)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual((error as NSError).code, NSValidationNumberTooLargeError)
+        }
+        item.setValue(10, forKey: "count")
+        XCTAssertNoThrow(try context.save())
+    }
+
     func testPlainObjectsStillBreakTheModelsRulesAtSave() throws {
         let context = try plainContext()
         let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)

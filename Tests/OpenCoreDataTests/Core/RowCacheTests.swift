@@ -49,6 +49,37 @@ final class RowCacheTests: CoreTestCase {
         XCTAssertEqual(selects(lines), [], "the prefetched rows survived the sweep")
     }
 
+    /// A save's deletions leave the row cache and the registry together (one hold of each
+    /// lock): the deleted rows go, the others stay, and the deleted objects leave the context.
+    func testSavedDeletionsLeaveTheCacheAndTheRegistryAndNothingElseDoes() throws {
+        try saveTrails(6)
+        let container = try openContainer()
+        let context = container.viewContext
+        let cache = rowCache(of: container)
+        let trails = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertEqual(trails.compactMap { $0.value(forKey: "name") as? String }.count, 6)
+        let (doomed, kept) = (Array(trails.prefix(4)), Array(trails.dropFirst(4)))
+        let doomedIDs = doomed.map(\.objectID)
+        for trail in doomed { context.delete(trail) }
+        try context.save()
+        cache.sweep()
+        XCTAssertEqual(cache.count, 2, "only the kept objects' rows")
+        for id in doomedIDs {
+            XCTAssertNil(id.storeKey.flatMap { cache.row(for: $0) })
+            XCTAssertNil(context.registeredObject(for: id), "a deleted object leaves the registry")
+        }
+        XCTAssertTrue(doomed.allSatisfy { $0.managedObjectContext == nil && !$0.isDeleted })
+        for trail in kept {
+            XCTAssertTrue(context.registeredObject(for: trail.objectID) === trail)
+            XCTAssertNotNil(trail.objectID.storeKey.flatMap { cache.row(for: $0) })
+        }
+        let (names, lines) = capturingSQL { kept.compactMap { $0.value(forKey: "name") as? String } }
+        XCTAssertEqual(names.count, 2)
+        XCTAssertEqual(selects(lines), [])
+        XCTAssertEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 2)
+        XCTAssertThrowsError(try context.existingObject(with: doomedIDs[0]), "the row is gone from the store too")
+    }
+
     func testTheCacheSweepsItselfWhenItHasDoubled() throws {
         let count = RowCache.minimumSweepCount + 1
         try saveTrails(count)

@@ -473,6 +473,30 @@ final class StoreKindTests: CoreTestCase {
         XCTAssertNil(store.registeredIDs[onlyID], "an object a fetch made and nobody kept is let go when it is freed")
     }
 
+    /// A save's deletions leave the registry together; an incremental store still hears of
+    /// each object its context let go, and of no other.
+    func testSavedDeletionsTellTheStoreWhichObjectsTheContextLetGo() throws {
+        kind = .json
+        kindDirectory = directory
+        let container = try open()
+        let store = try XCTUnwrap(container.persistentStoreCoordinator.persistentStores.first as? JSONFileStore)
+        let context = container.viewContext
+        let trails = (0..<3).map { insertTrail("Trail \($0)", rating: 1, into: context) }
+        try context.save()
+        let ids = trails.map(\.objectID)
+        XCTAssertEqual(ids.map { store.registeredIDs[$0] }, [1, 1, 1])
+        context.delete(trails[0])
+        context.delete(trails[2])
+        try context.save()
+        XCTAssertNil(store.registeredIDs[ids[0]])
+        XCTAssertNil(store.registeredIDs[ids[2]])
+        XCTAssertEqual(store.registeredIDs[ids[1]], 1, "the kept object stays registered")
+        XCTAssertTrue(context.registeredObject(for: ids[1]) === trails[1])
+        XCTAssertNil(context.registeredObject(for: ids[0]))
+        let relaunched = try open()
+        XCTAssertEqual(names(try relaunched.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))), ["Trail 1"])
+    }
+
     func testContextsOnSeveralQueuesUseTheStoreOneCallAtATime() throws {
         kind = .json
         kindDirectory = directory
