@@ -9,6 +9,8 @@ import GRDBSQLite
 //       changes the 100,000 rows, for profiling.
 //   core-data-benchmarks --object-floor [--repeat N] [--rows R]
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
+//   core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
+//       the least the fetch-by-ID phase can cost with Core Data's API (ByIDFloor).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 
@@ -33,6 +35,7 @@ func fail(_ message: String) -> Never {
 let usage = """
     usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
+           core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -44,7 +47,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
 var position = 1
 while position < arguments.count {
-    if arguments[position] == "--object-floor" {
+    if arguments[position] == "--object-floor" || arguments[position] == "--by-id-floor" {
         position += 1
         continue
     }
@@ -82,6 +85,17 @@ if arguments.contains("--object-floor") {
         try ObjectLayerFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
     } catch {
         fail("object floor failed: \(error)")
+    }
+    exit(0)
+}
+if arguments.contains("--by-id-floor") {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("by-id-floor-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    do {
+        try ByIDFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
+    } catch {
+        fail("by-ID floor failed: \(error)")
     }
     exit(0)
 }
