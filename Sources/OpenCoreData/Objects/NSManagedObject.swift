@@ -37,12 +37,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// object is in a context.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
-        // A fault being made gets its permanent ID here (see FaultIdentity).
-        if let faultID = FaultIdentity.take(), faultID.entity === entity {
-            self.objectID = faultID
-        } else {
-            self.objectID = NSManagedObjectID(temporaryFor: entity)
-        }
+        self.objectID = NSManagedObjectID(temporaryFor: entity)
         state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
         if let context { context.insert(self) }
@@ -80,7 +75,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Makes an empty fault for a stored row, without defaults or insertion.
     static func makeFault(of entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let type = ManagedObjectClasses.objectClass(for: entity)
-        let object = FaultIdentity.with(id) { type.init(entity: entity, insertInto: nil) }
+        let object = type.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.managedObjectContext = context
         object.state.values.removeAll()
