@@ -41,6 +41,54 @@ final class StoreSQLDebugTests: StoreTestCase {
         XCTAssertEqual(SQLDebugLog.seconds4(1.23456), "1.2346")
     }
 
+    /// The level is kept between statements (reading `UserDefaults` at each costs
+    /// microseconds), yet a `set` or `removeObject` between two statements takes effect
+    /// at the second, and so does a `register(defaults:)` made with a `set` or
+    /// `removeObject` after it (see LinuxDifferences.md).
+    func testTheUserDefaultIsFollowedBetweenStatements() throws {
+        let (model, book) = bookModel()
+        let engine = try openEngine(model)
+        defer { engine.close() }
+        let defaults = UserDefaults.standard
+        let key = SQLDebugLog.userDefaultsKey
+        defer {
+            // Registered defaults cannot be removed: the one below leaves level 0 in force,
+            // and the level is read between the `set` and the removal so that it is seen.
+            defaults.register(defaults: [key: 0])
+            defaults.set(0, forKey: key)
+            XCTAssertEqual(SQLDebugLog.level, 0)
+            defaults.removeObject(forKey: key)
+            XCTAssertEqual(SQLDebugLog.level, 0)
+        }
+        capture(level: 0)
+        SQLDebugLog.setLevelOverride(nil)
+        func count() throws -> [String] {
+            linesLock.lock()
+            lines.removeAll()
+            linesLock.unlock()
+            _ = try engine.countRows(of: book, includesSubentities: true)
+            return lines.map(masked)
+        }
+        let statement = "CoreData: sql: SELECT COUNT(*) FROM ZBOOK t0"
+        let timing = "CoreData: annotation: total count request execution time: #.####s for count of 0."
+        XCTAssertEqual(try count(), [])
+        defaults.set(1, forKey: key)
+        XCTAssertEqual(try count(), [statement, timing])
+        XCTAssertEqual(try count(), [statement, timing])
+        defaults.set(0, forKey: key)
+        XCTAssertEqual(try count(), [])
+        defaults.set("1", forKey: key)
+        XCTAssertEqual(try count(), [statement, timing])
+        defaults.removeObject(forKey: key)
+        XCTAssertEqual(try count(), [])
+        // A registered default applies where nothing is stored for the key.
+        defaults.register(defaults: [key: 1])
+        defaults.set(0, forKey: key)
+        XCTAssertEqual(try count(), [])
+        defaults.removeObject(forKey: key)
+        XCTAssertEqual(try count(), [statement, timing])
+    }
+
     func testLevelOnePrintsStatementsAndFetchTimings() throws {
         let (model, book) = bookModel()
         let engine = try openEngine(model)

@@ -11,6 +11,8 @@ import GRDBSQLite
 //       the least the fetch-all phase can cost with Core Data's API (ObjectLayerFloor).
 //   core-data-benchmarks --write-floor [--repeat N] [--rows R]
 //       the same for insert, update-all and delete-all (WriteObjectFloor).
+//   core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
+//       the least the fetch-by-ID phase can cost with Core Data's API (ByIDFloor).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 //       NAME may also be memory-faults or memory-rows, with --phase fetch-batched: the
@@ -41,6 +43,7 @@ let usage = """
     usage: core-data-benchmarks [--repeat N] [--rows R] [--only sqlite,grdb,grdb-fast,opencoredata]
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --write-floor [--repeat N] [--rows R]
+           core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -50,9 +53,10 @@ if arguments.contains("--help") || arguments.contains("-h") {
 // Every argument is an option with a value; anything else is a mistake, not a request to
 // run the whole benchmark.
 let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
+let floorOptions: Set = ["--object-floor", "--write-floor", "--by-id-floor"]
 var position = 1
 while position < arguments.count {
-    if arguments[position] == "--object-floor" || arguments[position] == "--write-floor" {
+    if floorOptions.contains(arguments[position]) {
         position += 1
         continue
     }
@@ -82,28 +86,28 @@ if let subject = option("--subject") {
 }
 
 guard let repetitions = Int(option("--repeat") ?? "3"), repetitions > 0 else { fail("--repeat needs a positive number") }
-if arguments.contains("--object-floor") {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("object-floor-\(getpid())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+/// Runs one floor measurement in a scratch directory of its own, removed afterwards, then
+/// exits (`exit` runs no `defer`, so the directory is removed before it).
+func runFloor(_ name: String, _ measure: (URL) throws -> Void) -> Never {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())")
     do {
-        try ObjectLayerFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
-    } catch {
-        fail("object floor failed: \(error)")
-    }
-    exit(0)
-}
-if arguments.contains("--write-floor") {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("write-floor-\(getpid())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    do {
-        try WriteObjectFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try measure(directory)
     } catch {
         try? FileManager.default.removeItem(at: directory)
-        fail("write floor failed: \(error)")
+        fail("\(name) failed: \(error)")
     }
-    try? FileManager.default.removeItem(at: directory)  // `exit` runs no `defer`
+    try? FileManager.default.removeItem(at: directory)
     exit(0)
+}
+if arguments.contains("--object-floor") {
+    runFloor("object-floor") { try ObjectLayerFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: $0) }
+}
+if arguments.contains("--write-floor") {
+    runFloor("write-floor") { try WriteObjectFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: $0) }
+}
+if arguments.contains("--by-id-floor") {
+    runFloor("by-id-floor") { try ByIDFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: $0) }
 }
 let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
 for name in only where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }

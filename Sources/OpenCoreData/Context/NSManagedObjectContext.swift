@@ -352,12 +352,21 @@ open class NSManagedObjectContext {
     /// (133000) when its row does not exist.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         checkQueue()
-        if let registered = registeredObject(for: objectID), !registered.state.isFault, !registered.state.isInaccessible {
+        // The ID's store, loaded once for the whole look-up: each load of a weak
+        // reference costs atomic operations on the store's side table.
+        let store = objectID.isTemporaryID ? nil : objectID.persistentStore
+        let registered: NSManagedObject?
+        if let key = objectID.storeKey {
+            registered = store.flatMap { registeredObject(for: key, in: $0) }
+        } else {
+            registered = registeredObject(for: objectID)
+        }
+        if let registered, !registered.state.isFault, !registered.state.isInaccessible {
             return registered
         }
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
         return try readingQueryGeneration {
-            guard let key = objectID.storeKey, let store = objectID.persistentStore,
+            guard let key = objectID.storeKey, let store,
                 let row = try storedRows(for: [key], in: store).first
             else {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
@@ -365,7 +374,7 @@ open class NSManagedObjectContext {
             let cached = store.rowCache.store(row)
             // A new fault carries `objectID` itself, as Core Data's does, rather than a
             // new ID made through the coordinator for the same row.
-            let object = object(forPermanentID: objectID)
+            let object = registered ?? object(forPermanentID: objectID, key: key, store: store)
             if object.state.isFault { object.state.heldRow = cached }
             object.fulfillFaultIfNeeded()
             return object
@@ -376,8 +385,9 @@ open class NSManagedObjectContext {
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         if objectID.isTemporaryID { return temporaryObjects[ObjectIdentifier(objectID)] }
         guard let key = objectID.storeKey, let store = objectID.persistentStore else { return nil }
-        return permanentObjects.object(for: PermanentKey(store: store, key: key))
+        return registeredObject(for: key, in: store)
     }
+
 
     // MARK: Internals shared with objects, fetching and saving
 
@@ -409,6 +419,12 @@ open class NSManagedObjectContext {
     /// object, with one registry look-up and no new ID.
     func object(forPermanentID id: NSManagedObjectID) -> NSManagedObject {
         guard parent == nil, let key = id.storeKey, let store = id.persistentStore else { return object(with: id) }
+        return object(forPermanentID: id, key: key, store: store)
+    }
+
+    /// ``object(forPermanentID:)`` for a caller that has the ID's key and store already
+    /// (and whose context has no parent).
+    func object(forPermanentID id: NSManagedObjectID, key: StoreKey, store: NSPersistentStore) -> NSManagedObject {
         let registryKey = PermanentKey(store: store, key: key)
         if let registered = permanentObjects.object(for: registryKey) { return registered }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)

@@ -32,14 +32,33 @@ enum SQLDebugLog {
     static let userDefaultsKey = "com.apple.CoreData.SQLDebug"
 
     /// The level in force: a test's override, else the user default
-    /// `com.apple.CoreData.SQLDebug` (read at every statement, so a program can switch the
-    /// output on and off with `UserDefaults.standard.set(1, forKey:)` and
+    /// `com.apple.CoreData.SQLDebug` (followed at every statement, so a program can switch
+    /// the output on and off with `UserDefaults.standard.set(1, forKey:)` and
     /// `removeObject(forKey:)`), else the launch argument, else 0.
+    ///
+    /// Reading the user default through `UserDefaults` costs microseconds (its volatile
+    /// domains are copied under a lock), a large part of a look-up by ID; so the level is
+    /// kept, with the value stored for the key in the preferences `set` and `removeObject`
+    /// write, and read again through `UserDefaults` only when that value changed.
     static var level: Int {
         lock.lock()
-        let override = overrideLevel
-        lock.unlock()
-        if let override { return override }
+        defer { lock.unlock() }
+        if let overrideLevel { return overrideLevel }
+        let stored = storedValue.value()
+        if let known = knownLevel, StoredPreference.isSame(stored, known.stored) { return known.level }
+        let level = levelFromUserDefaults()
+        knownLevel = (level, stored)
+        return level
+    }
+
+    /// The value `UserDefaults.set` stores for the key, watched for changes.
+    private static let storedValue = StoredPreference(key: userDefaultsKey)
+    /// The level last read through `UserDefaults`, with the stored value it was read at.
+    private static var knownLevel: (level: Int, stored: AnyObject?)?
+
+    /// The level `UserDefaults` gives (its argument, stored and registered values), else
+    /// the launch argument.
+    private static func levelFromUserDefaults() -> Int {
         let defaults = UserDefaults.standard
         if defaults.object(forKey: userDefaultsKey) != nil { return max(0, defaults.integer(forKey: userDefaultsKey)) }
         return launchLevel

@@ -146,20 +146,20 @@ extension SQLiteStoreEngine {
     func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
                   tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         defer { statement.reset() }
-        let logging = database.debugLevel >= 1
-        let clock = SQLDebugClock()
+        // The clock only runs for the log: unlogged, a look-up by ID reads no clock.
+        let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
         var stepTime: TimeInterval = 0
         var rows: [StoreRow] = []
         var current: StoreEntity?
         while true {
-            let stepStart = logging ? clock.elapsed : 0
+            let stepStart = clock?.elapsed ?? 0
             guard try statement.step() else { break }
-            if logging { stepTime += clock.elapsed - stepStart }
+            if let clock { stepTime += clock.elapsed - stepStart }
             let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
             if current?.number != number { current = try storeEntity(number: number) }
             rows.append(try decodeRow(statement, entity: current!, plan: plan))
         }
-        if logging {
+        if let clock {
             SQLDebugLog.connectionFetchTime(stepTime)
             let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
             if database.debugLevel >= 3, let tail {

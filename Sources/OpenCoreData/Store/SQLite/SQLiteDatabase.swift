@@ -16,6 +16,8 @@ final class SQLiteDatabase {
     /// Prepared statements by SQL text (each knows the tick of its last use); finalized on
     /// close. Bounded: see ``statementCacheCapacity``.
     private var cache: [String: SQLiteStatement] = [:]
+    /// The cached statement handed out last, checked before the cache.
+    private var lastCached: SQLiteStatement?
     /// Counts statement uses, to find the least recently used.
     private var useTick: UInt64 = 0
     /// How many prepared statements the cache keeps. Past it, the least recently used
@@ -79,6 +81,7 @@ final class SQLiteDatabase {
     func close() {
         for statement in cache.values where !statement.isInUse { statement.finalize() }
         cache.removeAll()
+        lastCached = nil
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -95,13 +98,23 @@ final class SQLiteDatabase {
         debugLevel = SQLDebugLog.level
         useTick &+= 1
         let statement: SQLiteStatement
-        if let cached = cache[sql] {
+        if let last = lastCached, !last.isInUse, last.sql == sql {
+            // The SQL of the previous use again (look-ups by ID one after another): no
+            // hashing of the text. (`==` compares no characters when both are one string.)
+            statement = last
+        } else if let cached = cache[sql] {
             // A use nested inside a scoped use of the same SQL gets a statement of its
             // own, so the outer one keeps its place.
-            statement = cached.isInUse ? try SQLiteStatement(database: self, sql: sql) : cached
+            if cached.isInUse {
+                statement = try SQLiteStatement(database: self, sql: sql)
+            } else {
+                statement = cached
+                lastCached = cached
+            }
         } else {
             statement = try SQLiteStatement(database: self, sql: sql)
             cache[sql] = statement
+            lastCached = statement
             if cache.count > statementCacheCapacity { evictLeastRecentlyUsed() }
         }
         statement.lastUse = useTick
@@ -123,7 +136,10 @@ final class SQLiteDatabase {
     /// Drops the least recently used quarter of the cache (never a statement in use).
     private func evictLeastRecentlyUsed() {
         let idle = cache.filter { !$0.value.isInUse }.sorted { $0.value.lastUse < $1.value.lastUse }
-        for (sql, _) in idle.prefix(max(1, cache.count / 4)) { cache[sql] = nil }
+        for (sql, statement) in idle.prefix(max(1, cache.count / 4)) {
+            cache[sql] = nil
+            if statement === lastCached { lastCached = nil }
+        }
     }
 
     /// Runs SQL without parameters through the statement cache (e.g. `BEGIN EXCLUSIVE`).
