@@ -887,8 +887,9 @@ enum SQLValueKind: String {
         case .integer16, .integer32, .integer64, .boolean, .double, .float: self = .number
         // A decimal is compared and sorted by SQL as a number, as in Core Data's store, which
         // binds its text into a DECIMAL column (see ``RowCodec``): an integer or REAL there.
-        // One of more than 15 digits stays text (a BLOB here), which SQL orders after every
-        // number, as it orders Core Data's TEXT.
+        // One of more than 15 digits is kept whole as its text in a BLOB (Core Data's column
+        // would hold the nearest REAL), and SQL orders a BLOB after every number: a
+        // difference listed in LinuxDifferences.md.
         case .decimal: self = .number
         case .date: self = .date
         case .uuid: self = .uuid
