@@ -32,23 +32,10 @@ enum ByIDFloor {
     /// Writes the rows with the floor's insert, then times each level `repetitions` times
     /// (levels interleaved) and prints a Markdown table of medians.
     static func run(rows: Int, repetitions: Int, scratch: URL) throws {
-        let url = scratch.appendingPathComponent("by-id-floor.sqlite")
-        var writer = try RawSQLiteSubject(databaseURL: url)
-        try writer.prepare(.insert)
-        _ = try writer.run(.insert)
-        writer = try RawSQLiteSubject(databaseURL: url)  // closes the writing connection
-
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
-            throw BenchmarkError("cannot open \(url.path)")
-        }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
         let sql = "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM WHERE Z_PK = ?"
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw BenchmarkError(String(cString: sqlite3_errmsg(db)))
-        }
-        defer { sqlite3_finalize(statement) }
+        let connection = try FloorConnection(database: scratch.appendingPathComponent("by-id-floor.sqlite"), sql: sql)
+        defer { withExtendedLifetime(connection) {} }  // keeps the statement open to the end
+        let statement = connection.statement
         // The rows were inserted with Z_PK = position + 1.
         let keys = ItemValues.lookupPositions().map { Int64($0 + 1) }
 
