@@ -40,16 +40,7 @@ struct RawSQLiteSubject: Subject {
             let statement = try prepareStatement(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
             defer { sqlite3_finalize(statement) }
             for index in 0..<ItemValues.count {
-                let item = ItemValues(index: index)
-                sqlite3_bind_int64(statement, 1, Int64(index + 1))
-                bindText(statement, 2, item.name)
-                bindText(statement, 3, item.category)
-                sqlite3_bind_double(statement, 4, item.price)
-                sqlite3_bind_int64(statement, 5, Int64(item.quantity))
-                sqlite3_bind_double(statement, 6, item.createdAt.timeIntervalSinceReferenceDate)
-                sqlite3_bind_int64(statement, 7, item.isActive ? 1 : 0)
-                bindText(statement, 8, item.notes)
-                sqlite3_bind_int64(statement, 9, item.code)
+                bindItem(statement, index: index)
                 try step(db, statement)
                 sqlite3_reset(statement)
             }
@@ -166,13 +157,29 @@ struct RawSQLiteSubject: Subject {
         guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(db))) }
         guard sqlite3_changes(db) == 1 else { throw BenchmarkError("a write changed \(sqlite3_changes(db)) rows, not 1") }
     }
-
-    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
-        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-    }
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Binds row `index` of the workload to the floor's `INSERT INTO ZITEM VALUES (?, 1, 1, …)`
+/// (primary key, then the eight attributes in column order).
+func bindItem(_ statement: OpaquePointer, index: Int) {
+    let item = ItemValues(index: index)
+    sqlite3_bind_int64(statement, 1, Int64(index + 1))
+    bindText(statement, 2, item.name)
+    bindText(statement, 3, item.category)
+    sqlite3_bind_double(statement, 4, item.price)
+    sqlite3_bind_int64(statement, 5, Int64(item.quantity))
+    sqlite3_bind_double(statement, 6, item.createdAt.timeIntervalSinceReferenceDate)
+    sqlite3_bind_int64(statement, 7, item.isActive ? 1 : 0)
+    bindText(statement, 8, item.notes)
+    sqlite3_bind_int64(statement, 9, item.code)
+}
+
+/// Binds `text` at `index`; SQLite copies it (`SQLITE_TRANSIENT`).
+func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
+    sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
 }

@@ -111,16 +111,7 @@ enum WriteObjectFloor {
             let statement = try database.prepare("INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
             defer { sqlite3_finalize(statement) }
             for index in 0..<rows {
-                let item = ItemValues(index: index)
-                sqlite3_bind_int64(statement, 1, Int64(index + 1))
-                bindText(statement, 2, item.name)
-                bindText(statement, 3, item.category)
-                sqlite3_bind_double(statement, 4, item.price)
-                sqlite3_bind_int64(statement, 5, Int64(item.quantity))
-                sqlite3_bind_double(statement, 6, item.createdAt.timeIntervalSinceReferenceDate)
-                sqlite3_bind_int64(statement, 7, item.isActive ? 1 : 0)
-                bindText(statement, 8, item.notes)
-                sqlite3_bind_int64(statement, 9, item.code)
+                bindItem(statement, index: index)
                 try database.step(statement)
                 sqlite3_reset(statement)
             }
@@ -379,10 +370,6 @@ enum WriteObjectFloor {
             objects.append(object)
         }
         return objects
-    }
-
-    private static func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
-        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
     }
 }
 

@@ -247,11 +247,7 @@ func runSQLite() throws -> Double {
             sqlite3_reset(upsert)
         }
         sqlite3_finalize(upsert)
-        var counter: OpaquePointer?
-        sqlite3_prepare_v2(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", -1, &counter, nil)
-        sqlite3_bind_int64(counter, 1, next)
-        sqlite3_step(counter)
-        sqlite3_finalize(counter)
+        writeKeyCounter(db, next)
         precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
     }
     sqlite3_close(db)
@@ -368,11 +364,7 @@ func runSaveFloor() throws -> Double {
         }
         sqlite3_finalize(insert)
         sqlite3_finalize(update)
-        var counter: OpaquePointer?
-        sqlite3_prepare_v2(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", -1, &counter, nil)
-        sqlite3_bind_int64(counter, 1, next)
-        sqlite3_step(counter)
-        sqlite3_finalize(counter)
+        writeKeyCounter(db, next)
         precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
         marks.append(cpuSeconds())
     }
@@ -451,3 +443,12 @@ print("CPU time (user + system), medians: " + zip(cpuNames, cpuTimes).map { name
     name + String(format: " %.1f ms (%.2f×)", median(times) * 1000, median(times) / cpuFloor)
 }.joined(separator: ", "))
 print("repetitions: \(repetitions); runs (ms): SQLite [\(list(sqliteTimes))], GRDB [\(list(grdbTimes))], upsert [\(list(openCoreDataTimes))], batch upsert [\(list(batchInsertTimes))], insert only [\(list(insertOnlyTimes))], objects only [\(list(objectsOnlyTimes))], save floor [\(list(saveFloorTimes))]")
+
+/// Stores the last primary key handed out in `Z_PRIMARYKEY`, as a save does.
+func writeKeyCounter(_ db: OpaquePointer?, _ last: Int64) {
+    var counter: OpaquePointer?
+    sqlite3_prepare_v2(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 1", -1, &counter, nil)
+    sqlite3_bind_int64(counter, 1, last)
+    precondition(sqlite3_step(counter) == SQLITE_DONE, String(cString: sqlite3_errmsg(db)))
+    sqlite3_finalize(counter)
+}
