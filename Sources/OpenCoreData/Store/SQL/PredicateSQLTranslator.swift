@@ -244,6 +244,7 @@ final class PredicateSQLTranslator {
         if case .constant(let a) = left, case .constant(let b) = right { return try staticComparison(a, op, b, options) }
         switch op {
         case .in:
+            if case .subquery(let select, let element) = right { return try inSubquery(left, select, element) }
             if case .toMany(let from, let relationship, let rest) = right {
                 return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
                     try self.direct(left, .equalTo, element, options, in: inner)
@@ -252,6 +253,7 @@ final class PredicateSQLTranslator {
             guard case .constant(let value) = right else { throw SQLUntranslatable("IN with a right side that is not a constant collection") }
             return try inList(left, value, options)
         case .contains:
+            if case .subquery(let select, let element) = left { return try inSubquery(right, select, element) }
             if case .toMany(let from, let relationship, let rest) = left {
                 return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
                     try self.direct(element, .equalTo, right, options, in: inner)
@@ -273,9 +275,49 @@ final class PredicateSQLTranslator {
         // Core Data's store compares a to-many key path only under ANY, ALL or NONE.
         if case .toMany = left { throw SQLUntranslatable.raising("to-many key not allowed here") }
         if case .toMany = right { throw SQLUntranslatable.raising("to-many key not allowed here") }
-        if case .subquery = left { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
-        if case .subquery = right { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
+        if case .subquery = left { throw SQLUntranslatable("a SUBQUERY compared other than by IN or its @count") }
+        if case .subquery = right { throw SQLUntranslatable("a SUBQUERY compared other than by IN or its @count") }
         return try binary(left, op, right, options)
+    }
+
+    /// `x IN SUBQUERY(…)` (or `SUBQUERY(…) CONTAINS x`): ` x IN (SELECT t1.Z_PK FROM …)`, as
+    /// NSSQLSimpleWhereIntermediate's containment SQL writes a SUBQUERY right-hand side
+    /// (`<lhs> IN ` then the subquery's SQL; the comparison's options are not read there, so
+    /// `[c]` and `[d]` compare exactly, as in Core Data's store).
+    private func inSubquery(_ left: SQLOperand, _ select: SQLFragment, _ element: SQLOperand) throws -> SQLFragment {
+        // A NULL among the selected values (an attribute, a to-one's key) makes an `x` not
+        // found unknown, as SQL's IN does.
+        let selectsNull = element.isNullable
+        switch left {
+        case .constant(let value):
+            // A nil `x` is NULL in SQL: unknown for every row.
+            if isNilValue(value) { return .unknown }
+            let bind: SQLBind
+            switch element {
+            case .object(let ref):
+                guard let key = Self.storeKey(of: value!, in: ref.table, schema: schema) else { return .alwaysFalse }
+                bind = .key(key)
+            default:
+                guard let kind = element.kind else { throw SQLUntranslatable("IN a SUBQUERY of \(element)") }
+                guard case .bound(let bound) = try Self.bindValue(value!, kind: kind) else { return .alwaysFalse }
+                bind = bound
+            }
+            return SQLFragment(" ? IN \(select.sql)", [bind] + select.binds, nullable: selectsNull)
+        case .object(let ref):
+            guard case .object(let elementRef) = element else { throw SQLUntranslatable("an object IN a SUBQUERY of \(element)") }
+            // Rows of another table are never the same object.
+            guard elementRef.table === ref.table else { return known(false, left) }
+            return SQLFragment(" \(ref.pk) IN \(select.sql)", select.binds, nullable: ref.nullable || selectsNull)
+        case .attribute, .scalar:
+            guard let kind = left.kind, kind == element.kind, let value = left.valueSQL else {
+                throw SQLUntranslatable("\(left) IN a SUBQUERY of \(element)")
+            }
+            return SQLFragment(" \(value.sql) IN \(select.sql)", value.binds + select.binds, nullable: true)
+        case .toMany:
+            throw SQLUntranslatable.raising("to-many key not allowed here")
+        case .subquery:
+            throw SQLUntranslatable("a SUBQUERY IN a SUBQUERY")
+        }
     }
 
     /// Both sides constant: the answer, computed now by the in-memory code.
@@ -579,7 +621,7 @@ final class PredicateSQLTranslator {
             }
             return .object(bound.position.objectRef)
         case .subquery(let collection, let variable, let predicate):
-            return .subquery(collection, variable, predicate)
+            return try subqueryElements(collection, variable, predicate, trailing: [], in: scope)
         case .function("valueForKeyPath:", let base?, let arguments):
             guard let key = arguments.first?.constantValue.flatMap({ PredicateValues.string($0) }) else {
                 throw SQLUntranslatable("a key path that is not constant")
@@ -593,15 +635,21 @@ final class PredicateSQLTranslator {
                 components = splitKeyPath(innerKey) + components
                 base = inner
             }
+            if case .subquery(let collection, let variable, let predicate) = base.node {
+                if components == ["@count"] { return try subqueryCount(collection, variable, predicate, in: scope) }
+                if components.count == 2, let function = Self.subqueryAggregates[components[0]] {
+                    return try subqueryAggregate(function, of: components[1], collection, variable, predicate, in: scope)
+                }
+                if components.contains(where: { $0.hasPrefix("@") }) {
+                    throw SQLUntranslatable("a collection operator after a SUBQUERY other than @count, @sum, @avg, @min, @max")
+                }
+                return try subqueryElements(collection, variable, predicate, trailing: components, in: scope)
+            }
             switch try operand(base, in: scope) {
             case .object(let ref):
                 return try resolve(components, from: position(of: ref, in: scope), in: scope)
             case .toMany(let from, let relationship, let rest):
                 return try toMany(from: from, relationship, rest + components, in: scope)
-            case .subquery(let collection, let variable, let predicate) where components == ["@count"]:
-                return try subqueryCount(collection, variable, predicate, in: scope)
-            case .subquery(let collection, let variable, let predicate) where components.count == 2 && Self.subqueryAggregates[components[0]] != nil:
-                return try subqueryAggregate(Self.subqueryAggregates[components[0]]!, of: components[1], collection, variable, predicate, in: scope)
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
@@ -627,6 +675,32 @@ final class PredicateSQLTranslator {
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let condition = try translate(predicate, in: sub)
         return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// `SUBQUERY(collection, $x, predicate)`, or a key path of its elements
+    /// (`SUBQUERY(…).name`): `(SELECT tN.Z_PK FROM … WHERE <link> AND <predicate>)`, the
+    /// values NSSQLSubqueryExpressionIntermediate selects without a trailing function (its
+    /// variable column, the destination's primary key, or the trailing key path's column),
+    /// usable on the right of IN (the containment SQL of NSSQLSimpleWhereIntermediate writes
+    /// `<lhs> IN ` and the subquery's SQL for a SUBQUERY right-hand side).
+    private func subqueryElements(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, trailing: [String],
+                                  in scope: SQLScope) throws -> SQLOperand {
+        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
+        let sub = try enter(relationship, from: from, in: scope, variable: variable)
+        // Core Data joins for the trailing key path before it writes the predicate.
+        let element = try resolve(trailing, from: sub.position, in: sub)
+        let selected: SQLFragment
+        switch element {
+        case .attribute(let column, _): selected = SQLFragment(column)
+        case .object(let ref): selected = SQLFragment(ref.pk)
+        default: throw SQLUntranslatable("a to-many key path after a SUBQUERY")
+        }
+        let condition = try translate(predicate, in: sub)
+        let whereClause = SQLFragment.compound([SQLFragment(sub.link), condition], and: true)
+        let select = SQLFragment("(SELECT \(selected.sql) FROM \(sub.from)\(sub.joinSQL) WHERE \(whereClause.sql))", whereClause.binds)
+        return .subquery(select, element: element)
     }
 
     /// The SQL function of each collection operator after a SUBQUERY: NSSQLSubqueryExpression-
@@ -931,8 +1005,10 @@ indirect enum SQLOperand: CustomStringConvertible {
     case toMany(SQLPosition, NSRelationshipDescription, [String])
     /// A computed value: `(SELECT COUNT(*) …)`.
     case scalar(SQLFragment, SQLValueKind, nullable: Bool)
-    /// `SUBQUERY(collection, $variable, predicate)`, usable with `@count`.
-    case subquery(NSExpression, String, NSPredicate)
+    /// The elements a SUBQUERY keeps (or a key path of each): `(SELECT t1.Z_PK FROM …)`,
+    /// with what one selected value is (an object or an attribute column), usable on the
+    /// right of IN.
+    case subquery(SQLFragment, element: SQLOperand)
 
     var isConstant: Bool { if case .constant = self { return true } else { return false } }
     var isObject: Bool { if case .object = self { return true } else { return false } }
@@ -981,7 +1057,7 @@ indirect enum SQLOperand: CustomStringConvertible {
         case .object(let ref): return ref.pk
         case .toMany(_, let relationship, let rest): return ([relationship.name] + rest).joined(separator: ".")
         case .scalar(let fragment, _, _): return fragment.sql
-        case .subquery: return "SUBQUERY"
+        case .subquery(let select, _): return select.sql
         }
     }
 }
