@@ -200,6 +200,27 @@ final class PredicateSQLTranslationTests: FetchTestCase {
         try assertFallsBack(NSPredicate(format: "SUBQUERY(hikes, $h, $h.distance > 10) == %@", [hike]), "a SUBQUERY compared other than by IN")
     }
 
+    /// What Core Data's SUBQUERY SQL refuses: a collection that is not a key path
+    /// (NSSQLIntermediate's `_generateSQLForSubqueryExpression:trailingKeypath:inContext:`), a
+    /// key path to an attribute (NSSQLSubqueryExpressionIntermediate); inside IN or CONTAINS
+    /// the containment SQL replaces the message with its own `unimplemented SQL generation
+    /// for predicate : (%@)`. `evaluate(with:)` answers all of them.
+    func testSubqueryRefusalsRaise() throws {
+        let constant = NSPredicate(format: "SUBQUERY(%@, $x, $x > 2).@count > 0", [1, 2, 3])
+        XCTAssertEqual(try exception(constant), "NSInvalidArgumentException: Unsupported subquery collection expression type")
+        XCTAssertTrue(constant.evaluate(with: nil))
+        let attribute = NSPredicate(format: "SUBQUERY(name, $x, $x == 'a').@count > 0")
+        XCTAssertEqual(try exception(attribute),
+                       "NSInvalidArgumentException: Can't have a non-relationship collection element in a subquerySUBQUERY(name, $x, $x == \"a\")")
+        for predicate in [NSPredicate(format: "rating IN SUBQUERY(%@, $x, $x > 2)", [1, 2, 3]),
+                          NSPredicate(format: "SUBQUERY(name, $x, $x == 'a') CONTAINS 'a'"),
+                          NSPredicate(format: "lengthKm IN SUBQUERY(hikes, $h, $h.nmae == 'a').distance"),
+                          NSPredicate(format: "hikes IN SUBQUERY(hikes, $h, $h.distance > 1)")] {
+            XCTAssertEqual(try exception(predicate), "NSInvalidArgumentException: unimplemented SQL generation for predicate : (\(predicate))")
+        }
+        XCTAssertTrue(NSPredicate(format: "rating IN SUBQUERY(%@, $x, $x > 2)", [1, 2, 3]).evaluate(with: ["rating": 3] as NSDictionary))
+    }
+
     func testObjectsAndObjectIDs() throws {
         try fixture.fill(seed: 1, trails: 3, hikes: 3, hikers: 2)
         let trail = fixture.trails[1]

@@ -136,8 +136,29 @@ final class PredicateSQLTranslator {
 
     private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
         let op = comparison.effectiveOperator
-        let options = comparison.options
         try refuseNilConstants(comparison, op)
+        do {
+            return try translateOperands(comparison, op, in: scope)
+        } catch let refusal as SQLUntranslatable where refusal.exception != nil && Self.isSubqueryContainment(comparison, op) {
+            // Core Data's containment SQL replaces whatever its operands raised with its own
+            // message (the end of NSSQLSimpleWhereIntermediate's
+            // `_generateSQLContainmentStringInContext:`).
+            throw SQLUntranslatable.raising("unimplemented SQL generation for predicate : (\(comparison))")
+        }
+    }
+
+    /// `x IN SUBQUERY(…)` (a key path of its elements too) or `SUBQUERY(…) CONTAINS x`.
+    private static func isSubqueryContainment(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator) -> Bool {
+        guard comparison.comparisonPredicateModifier == .direct, op == .in || op == .contains else { return false }
+        var collection = op == .in ? comparison.rightExpression : comparison.leftExpression
+        if case .function("valueForKeyPath:", let base?, _) = collection.node { collection = base }
+        if case .subquery = collection.node { return true }
+        return false
+    }
+
+    private func translateOperands(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator,
+                                   in scope: SQLScope) throws -> SQLFragment {
+        let options = comparison.options
         let left = try operand(comparison.leftExpression, in: scope)
         if op == .between, comparison.comparisonPredicateModifier == .direct, let bounds = try keyPathBounds(comparison.rightExpression, in: scope) {
             // `quantity BETWEEN {minimum, maximum}` with key paths among the bounds: Core Data's
@@ -669,12 +690,33 @@ final class PredicateSQLTranslator {
 
     /// `SUBQUERY(collection, $x, predicate).@count`.
     private func subqueryCount(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, in scope: SQLScope) throws -> SQLOperand {
-        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
-            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
-        }
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let condition = try translate(predicate, in: sub)
         return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// The to-many relationship a SUBQUERY ranges over, and the row it starts from. Core
+    /// Data's refusals: a collection that is not a key path (NSSQLIntermediate's
+    /// `_generateSQLForSubqueryExpression:trailingKeypath:inContext:`: `Unsupported subquery
+    /// collection expression type`), a key path to an attribute (NSSQLSubqueryExpression-
+    /// Intermediate: `Can't have a non-relationship collection element in a subquery%@`,
+    /// the SUBQUERY expression written straight after).
+    private func subqueryCollection(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
+                                    in scope: SQLScope) throws -> (SQLPosition, NSRelationshipDescription) {
+        switch collection.node {
+        case .keyPath, .function: break
+        default: throw SQLUntranslatable.raising("Unsupported subquery collection expression type")
+        }
+        switch try operand(collection, in: scope) {
+        case .toMany(let from, let relationship, let rest) where rest.isEmpty:
+            return (from, relationship)
+        case .attribute:
+            let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: variable, predicate: predicate)
+            throw SQLUntranslatable.raising("Can't have a non-relationship collection element in a subquery\(subquery)")
+        default:
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
     }
 
     /// `SUBQUERY(collection, $x, predicate)`, or a key path of its elements
@@ -685,9 +727,7 @@ final class PredicateSQLTranslator {
     /// `<lhs> IN ` and the subquery's SQL for a SUBQUERY right-hand side).
     private func subqueryElements(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, trailing: [String],
                                   in scope: SQLScope) throws -> SQLOperand {
-        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
-            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
-        }
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         // Core Data joins for the trailing key path before it writes the predicate.
         let element = try resolve(trailing, from: sub.position, in: sub)
@@ -713,9 +753,7 @@ final class PredicateSQLTranslator {
     /// `(SELECT SUM(tN.<column>) FROM … WHERE <link> AND <predicate>)`.
     private func subqueryAggregate(_ function: String, of key: String, _ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
                                    in scope: SQLScope) throws -> SQLOperand {
-        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
-            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
-        }
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let ordersDates = function == "MIN" || function == "MAX"
         guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
