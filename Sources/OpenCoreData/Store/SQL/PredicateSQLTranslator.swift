@@ -50,7 +50,8 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
 ///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, so an element
 ///   whose comparison is unknown is no counterexample, `NONE`,
 ///   `CONTAINS` and `IN` on collections) and `(SELECT COUNT(*) …)` for `@count` and
-///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries.
+///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries;
+///   `x IN SUBQUERY(…)` as `x IN (SELECT tN.Z_PK …)`.
 /// - String comparisons go through the functions of ``SQLFunctions``, which call the
 ///   in-memory comparison code, so folding and canonical equivalence are Foundation's.
 /// - Values are bound, never spliced into the text.
