@@ -313,15 +313,15 @@ final class PredicateSQLTranslator {
         switch left {
         case .constant(let value):
             // A nil `x` is NULL in SQL: unknown for every row.
-            if isNilValue(value) { return .unknown }
+            guard let value, !isNilValue(value) else { return .unknown }
             let bind: SQLBind
             switch element {
             case .object(let ref):
-                guard let key = Self.storeKey(of: value!, in: ref.table, schema: schema) else { return .alwaysFalse }
+                guard let key = Self.storeKey(of: value, in: ref.table, schema: schema) else { return .alwaysFalse }
                 bind = .key(key)
             default:
                 guard let kind = element.kind else { throw SQLUntranslatable("IN a SUBQUERY of \(element)") }
-                guard case .bound(let bound) = try Self.bindValue(value!, kind: kind) else { return .alwaysFalse }
+                guard case .bound(let bound) = try Self.bindValue(value, kind: kind) else { return .alwaysFalse }
                 bind = bound
             }
             return SQLFragment(" ? IN \(select.sql)", [bind] + select.binds, nullable: selectsNull)
