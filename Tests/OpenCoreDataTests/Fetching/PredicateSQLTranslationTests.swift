@@ -165,6 +165,62 @@ final class PredicateSQLTranslationTests: FetchTestCase {
                       binds: ["1"], joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
     }
 
+    /// `x IN SUBQUERY(…)` and `SUBQUERY(…) CONTAINS x` are SQL in Core Data's store: its
+    /// containment SQL (NSSQLSimpleWhereIntermediate's `_generateSQLContainmentStringInContext:`)
+    /// writes `<lhs> IN ` and the SUBQUERY's SQL for a SUBQUERY right-hand side (type 13, or
+    /// a SUBQUERY followed by a key path), and NSSQLSubqueryExpressionIntermediate selects,
+    /// without a trailing function, its variable column (the destination's `Z_PK`) or the
+    /// trailing key path's column.
+    func testInSubquery() throws {
+        try fixture.fill(seed: 3, trails: 3, hikes: 3, hikers: 2)
+        let hike = fixture.hikes[0], hiker = fixture.hikers[1]
+        let hikePK = hike.objectID.storeKey!.primaryKey, hikerPK = hiker.objectID.storeKey!.primaryKey
+        try assertSQL("%@ IN SUBQUERY(hikes, $h, $h.distance > 10)", [hike],
+                      " ? IN (SELECT t1.Z_PK FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?))", binds: ["(int64)\(hikePK)", "10"])
+        // CONTAINS with the SUBQUERY on the left is the same IN (the containment SQL swaps the sides).
+        try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10) CONTAINS %@", [hike],
+                      " ? IN (SELECT t1.Z_PK FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?))", binds: ["(int64)\(hikePK)", "10"])
+        try assertSQL("lengthKm IN SUBQUERY(hikes, $h, $h.distance > 10).distance", [],
+                      " t0.ZLENGTHKM IN (SELECT t1.ZDISTANCE FROM ZHIKE t1 WHERE ( t1.ZTRAIL = t0.Z_PK AND  t1.ZDISTANCE > ?))", binds: ["10"])
+        try assertSQL("SELF IN SUBQUERY(country.trails, $t, $t.rating >= 3)", [],
+                      " t0.Z_PK IN (SELECT t2.Z_PK FROM ZTRAIL t2 WHERE ( t2.ZCOUNTRY = t1.Z_PK AND  t2.ZRATING >= ?))", binds: ["3"],
+                      joins: " LEFT OUTER JOIN ZCOUNTRY t1 ON t0.ZCOUNTRY = t1.Z_PK")
+        // A to-one key of the fetched entity compares its foreign key.
+        try assertSQL("trail IN SUBQUERY(trail.country.trails, $t, $t.rating >= 3)", [],
+                      " t0.ZTRAIL IN (SELECT t3.Z_PK FROM ZTRAIL t3 WHERE ( t3.ZCOUNTRY = t2.Z_PK AND  t3.ZRATING >= ?))", binds: ["3"],
+                      joins: " LEFT OUTER JOIN ZTRAIL t1 ON t0.ZTRAIL = t1.Z_PK LEFT OUTER JOIN ZCOUNTRY t2 ON t1.ZCOUNTRY = t2.Z_PK", entity: "Hike")
+        // A many-to-many collection: its join table joined to the destination.
+        try assertSQL("%@ IN SUBQUERY(hikers, $p, $p.age > 40)", [hiker],
+                      " ? IN (SELECT t1.Z_PK FROM Z_2HIKERS t2 JOIN ZHIKER t1 ON t1.Z_PK = t2.Z_3HIKERS WHERE ( t2.Z_2HIKES = t0.Z_PK AND  t1.ZAGE > ?))",
+                      binds: ["(int64)\(hikerPK)", "40"], entity: "Hike")
+        // A nil `x` is NULL in SQL, unknown for every row; an object of another entity is never an element.
+        try assertSQL("SUBQUERY(hikes, $h, $h.distance > 10) CONTAINS nil", [], " NULL", binds: [])
+        try assertSQL("%@ IN SUBQUERY(hikes, $h, $h.distance > 10)", [hiker], " 0", binds: [])
+        // Compared other than by IN (`==`, `!=`, …) a SUBQUERY is still read in memory.
+        try assertFallsBack(NSPredicate(format: "SUBQUERY(hikes, $h, $h.distance > 10) == %@", [hike]), "a SUBQUERY compared other than by IN")
+    }
+
+    /// What Core Data's SUBQUERY SQL refuses: a collection that is not a key path
+    /// (NSSQLIntermediate's `_generateSQLForSubqueryExpression:trailingKeypath:inContext:`), a
+    /// key path to an attribute (NSSQLSubqueryExpressionIntermediate); inside IN or CONTAINS
+    /// the containment SQL replaces the message with its own `unimplemented SQL generation
+    /// for predicate : (%@)`. `evaluate(with:)` answers all of them.
+    func testSubqueryRefusalsRaise() throws {
+        let constant = NSPredicate(format: "SUBQUERY(%@, $x, $x > 2).@count > 0", [1, 2, 3])
+        XCTAssertEqual(try exception(constant), "NSInvalidArgumentException: Unsupported subquery collection expression type")
+        XCTAssertTrue(constant.evaluate(with: nil))
+        let attribute = NSPredicate(format: "SUBQUERY(name, $x, $x == 'a').@count > 0")
+        XCTAssertEqual(try exception(attribute),
+                       "NSInvalidArgumentException: Can't have a non-relationship collection element in a subquerySUBQUERY(name, $x, $x == \"a\")")
+        for predicate in [NSPredicate(format: "rating IN SUBQUERY(%@, $x, $x > 2)", [1, 2, 3]),
+                          NSPredicate(format: "SUBQUERY(name, $x, $x == 'a') CONTAINS 'a'"),
+                          NSPredicate(format: "lengthKm IN SUBQUERY(hikes, $h, $h.nmae == 'a').distance"),
+                          NSPredicate(format: "hikes IN SUBQUERY(hikes, $h, $h.distance > 1)")] {
+            XCTAssertEqual(try exception(predicate), "NSInvalidArgumentException: unimplemented SQL generation for predicate : (\(predicate))")
+        }
+        XCTAssertTrue(NSPredicate(format: "rating IN SUBQUERY(%@, $x, $x > 2)", [1, 2, 3]).evaluate(with: ["rating": 3] as NSDictionary))
+    }
+
     func testObjectsAndObjectIDs() throws {
         try fixture.fill(seed: 1, trails: 3, hikes: 3, hikers: 2)
         let trail = fixture.trails[1]

@@ -50,7 +50,8 @@ struct SQLUntranslatable: Error, CustomStringConvertible {
 ///   `EXISTS (SELECT 1 …)` subqueries (`ANY`, `ALL` as `NOT EXISTS … NOT`, so an element
 ///   whose comparison is unknown is no counterexample, `NONE`,
 ///   `CONTAINS` and `IN` on collections) and `(SELECT COUNT(*) …)` for `@count` and
-///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries.
+///   `SUBQUERY(…).@count`; `@sum`, `@avg`, `@min`, `@max` as aggregate subqueries;
+///   `x IN SUBQUERY(…)` as `x IN (SELECT tN.Z_PK …)`.
 /// - String comparisons go through the functions of ``SQLFunctions``, which call the
 ///   in-memory comparison code, so folding and canonical equivalence are Foundation's.
 /// - Values are bound, never spliced into the text.
@@ -136,8 +137,29 @@ final class PredicateSQLTranslator {
 
     private func translate(_ comparison: NSComparisonPredicate, in scope: SQLScope) throws -> SQLFragment {
         let op = comparison.effectiveOperator
-        let options = comparison.options
         try refuseNilConstants(comparison, op)
+        do {
+            return try translateOperands(comparison, op, in: scope)
+        } catch let refusal as SQLUntranslatable where refusal.exception != nil && Self.isSubqueryContainment(comparison, op) {
+            // Core Data's containment SQL replaces whatever its operands raised with its own
+            // message (the end of NSSQLSimpleWhereIntermediate's
+            // `_generateSQLContainmentStringInContext:`).
+            throw SQLUntranslatable.raising("unimplemented SQL generation for predicate : (\(comparison))")
+        }
+    }
+
+    /// `x IN SUBQUERY(…)` (a key path of its elements too) or `SUBQUERY(…) CONTAINS x`.
+    private static func isSubqueryContainment(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator) -> Bool {
+        guard comparison.comparisonPredicateModifier == .direct, op == .in || op == .contains else { return false }
+        var collection = op == .in ? comparison.rightExpression : comparison.leftExpression
+        if case .function("valueForKeyPath:", let base?, _) = collection.node { collection = base }
+        if case .subquery = collection.node { return true }
+        return false
+    }
+
+    private func translateOperands(_ comparison: NSComparisonPredicate, _ op: NSComparisonPredicate.Operator,
+                                   in scope: SQLScope) throws -> SQLFragment {
+        let options = comparison.options
         let left = try operand(comparison.leftExpression, in: scope)
         if op == .between, comparison.comparisonPredicateModifier == .direct, let bounds = try keyPathBounds(comparison.rightExpression, in: scope) {
             // `quantity BETWEEN {minimum, maximum}` with key paths among the bounds: Core Data's
@@ -244,6 +266,7 @@ final class PredicateSQLTranslator {
         if case .constant(let a) = left, case .constant(let b) = right { return try staticComparison(a, op, b, options) }
         switch op {
         case .in:
+            if case .subquery(let select, let element) = right { return try inSubquery(left, select, element) }
             if case .toMany(let from, let relationship, let rest) = right {
                 return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
                     try self.direct(left, .equalTo, element, options, in: inner)
@@ -252,6 +275,7 @@ final class PredicateSQLTranslator {
             guard case .constant(let value) = right else { throw SQLUntranslatable("IN with a right side that is not a constant collection") }
             return try inList(left, value, options)
         case .contains:
+            if case .subquery(let select, let element) = left { return try inSubquery(right, select, element) }
             if case .toMany(let from, let relationship, let rest) = left {
                 return try anyElement(from: from, relationship, rest, in: scope) { element, inner in
                     try self.direct(element, .equalTo, right, options, in: inner)
@@ -273,9 +297,49 @@ final class PredicateSQLTranslator {
         // Core Data's store compares a to-many key path only under ANY, ALL or NONE.
         if case .toMany = left { throw SQLUntranslatable.raising("to-many key not allowed here") }
         if case .toMany = right { throw SQLUntranslatable.raising("to-many key not allowed here") }
-        if case .subquery = left { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
-        if case .subquery = right { throw SQLUntranslatable("a SUBQUERY used other than with @count") }
+        if case .subquery = left { throw SQLUntranslatable("a SUBQUERY compared other than by IN or its @count") }
+        if case .subquery = right { throw SQLUntranslatable("a SUBQUERY compared other than by IN or its @count") }
         return try binary(left, op, right, options)
+    }
+
+    /// `x IN SUBQUERY(…)` (or `SUBQUERY(…) CONTAINS x`): ` x IN (SELECT t1.Z_PK FROM …)`, as
+    /// NSSQLSimpleWhereIntermediate's containment SQL writes a SUBQUERY right-hand side
+    /// (`<lhs> IN ` then the subquery's SQL; the comparison's options are not read there, so
+    /// `[c]` and `[d]` compare exactly, as in Core Data's store).
+    private func inSubquery(_ left: SQLOperand, _ select: SQLFragment, _ element: SQLOperand) throws -> SQLFragment {
+        // A NULL among the selected values (an attribute, a to-one's key) makes an `x` not
+        // found unknown, as SQL's IN does.
+        let selectsNull = element.isNullable
+        switch left {
+        case .constant(let value):
+            // A nil `x` is NULL in SQL: unknown for every row.
+            guard let value, !isNilValue(value) else { return .unknown }
+            let bind: SQLBind
+            switch element {
+            case .object(let ref):
+                guard let key = Self.storeKey(of: value, in: ref.table, schema: schema) else { return .alwaysFalse }
+                bind = .key(key)
+            default:
+                guard let kind = element.kind else { throw SQLUntranslatable("IN a SUBQUERY of \(element)") }
+                guard case .bound(let bound) = try Self.bindValue(value, kind: kind) else { return .alwaysFalse }
+                bind = bound
+            }
+            return SQLFragment(" ? IN \(select.sql)", [bind] + select.binds, nullable: selectsNull)
+        case .object(let ref):
+            guard case .object(let elementRef) = element else { throw SQLUntranslatable("an object IN a SUBQUERY of \(element)") }
+            // Rows of another table are never the same object.
+            guard elementRef.table === ref.table else { return known(false, left) }
+            return SQLFragment(" \(ref.pk) IN \(select.sql)", select.binds, nullable: ref.nullable || selectsNull)
+        case .attribute, .scalar:
+            guard let kind = left.kind, kind == element.kind, let value = left.valueSQL else {
+                throw SQLUntranslatable("\(left) IN a SUBQUERY of \(element)")
+            }
+            return SQLFragment(" \(value.sql) IN \(select.sql)", value.binds + select.binds, nullable: true)
+        case .toMany:
+            throw SQLUntranslatable.raising("to-many key not allowed here")
+        case .subquery:
+            throw SQLUntranslatable("a SUBQUERY IN a SUBQUERY")
+        }
     }
 
     /// Both sides constant: the answer, computed now by the in-memory code.
@@ -579,7 +643,7 @@ final class PredicateSQLTranslator {
             }
             return .object(bound.position.objectRef)
         case .subquery(let collection, let variable, let predicate):
-            return .subquery(collection, variable, predicate)
+            return try subqueryElements(collection, variable, predicate, trailing: [], in: scope)
         case .function("valueForKeyPath:", let base?, let arguments):
             guard let key = arguments.first?.constantValue.flatMap({ PredicateValues.string($0) }) else {
                 throw SQLUntranslatable("a key path that is not constant")
@@ -593,15 +657,21 @@ final class PredicateSQLTranslator {
                 components = splitKeyPath(innerKey) + components
                 base = inner
             }
+            if case .subquery(let collection, let variable, let predicate) = base.node {
+                if components == ["@count"] { return try subqueryCount(collection, variable, predicate, in: scope) }
+                if components.count == 2, let function = Self.subqueryAggregates[components[0]] {
+                    return try subqueryAggregate(function, of: components[1], collection, variable, predicate, in: scope)
+                }
+                if components.contains(where: { $0.hasPrefix("@") }) {
+                    throw SQLUntranslatable("a collection operator after a SUBQUERY other than @count, @sum, @avg, @min, @max")
+                }
+                return try subqueryElements(collection, variable, predicate, trailing: components, in: scope)
+            }
             switch try operand(base, in: scope) {
             case .object(let ref):
                 return try resolve(components, from: position(of: ref, in: scope), in: scope)
             case .toMany(let from, let relationship, let rest):
                 return try toMany(from: from, relationship, rest + components, in: scope)
-            case .subquery(let collection, let variable, let predicate) where components == ["@count"]:
-                return try subqueryCount(collection, variable, predicate, in: scope)
-            case .subquery(let collection, let variable, let predicate) where components.count == 2 && Self.subqueryAggregates[components[0]] != nil:
-                return try subqueryAggregate(Self.subqueryAggregates[components[0]]!, of: components[1], collection, variable, predicate, in: scope)
             default:
                 throw SQLUntranslatable("a key path on \(base)")
             }
@@ -621,12 +691,57 @@ final class PredicateSQLTranslator {
 
     /// `SUBQUERY(collection, $x, predicate).@count`.
     private func subqueryCount(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, in scope: SQLScope) throws -> SQLOperand {
-        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
-            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
-        }
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let condition = try translate(predicate, in: sub)
         return .scalar(aggregate(sub, "COUNT(*)", owner: from, condition: condition), .number, nullable: from.nullable)
+    }
+
+    /// The to-many relationship a SUBQUERY ranges over, and the row it starts from. Core
+    /// Data's refusals: a collection that is not a key path (NSSQLIntermediate's
+    /// `_generateSQLForSubqueryExpression:trailingKeypath:inContext:`: `Unsupported subquery
+    /// collection expression type`), a key path to an attribute (NSSQLSubqueryExpression-
+    /// Intermediate: `Can't have a non-relationship collection element in a subquery%@`,
+    /// the SUBQUERY expression written straight after).
+    private func subqueryCollection(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
+                                    in scope: SQLScope) throws -> (SQLPosition, NSRelationshipDescription) {
+        switch collection.node {
+        case .keyPath, .function: break
+        default: throw SQLUntranslatable.raising("Unsupported subquery collection expression type")
+        }
+        switch try operand(collection, in: scope) {
+        case .toMany(let from, let relationship, let rest) where rest.isEmpty:
+            return (from, relationship)
+        case .attribute:
+            let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: variable, predicate: predicate)
+            throw SQLUntranslatable.raising("Can't have a non-relationship collection element in a subquery\(subquery)")
+        default:
+            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
+        }
+    }
+
+    /// `SUBQUERY(collection, $x, predicate)`, or a key path of its elements
+    /// (`SUBQUERY(…).name`): `(SELECT tN.Z_PK FROM … WHERE <link> AND <predicate>)`, the
+    /// values NSSQLSubqueryExpressionIntermediate selects without a trailing function (its
+    /// variable column, the destination's primary key, or the trailing key path's column),
+    /// usable on the right of IN (the containment SQL of NSSQLSimpleWhereIntermediate writes
+    /// `<lhs> IN ` and the subquery's SQL for a SUBQUERY right-hand side).
+    private func subqueryElements(_ collection: NSExpression, _ variable: String, _ predicate: NSPredicate, trailing: [String],
+                                  in scope: SQLScope) throws -> SQLOperand {
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
+        let sub = try enter(relationship, from: from, in: scope, variable: variable)
+        // Core Data joins for the trailing key path before it writes the predicate.
+        let element = try resolve(trailing, from: sub.position, in: sub)
+        let selected: SQLFragment
+        switch element {
+        case .attribute(let column, _): selected = SQLFragment(column)
+        case .object(let ref): selected = SQLFragment(ref.pk)
+        default: throw SQLUntranslatable("a to-many key path after a SUBQUERY")
+        }
+        let condition = try translate(predicate, in: sub)
+        let whereClause = SQLFragment.compound([SQLFragment(sub.link), condition], and: true)
+        let select = SQLFragment("(SELECT \(selected.sql) FROM \(sub.from)\(sub.joinSQL) WHERE \(whereClause.sql))", whereClause.binds)
+        return .subquery(select, element: element)
     }
 
     /// The SQL function of each collection operator after a SUBQUERY: NSSQLSubqueryExpression-
@@ -639,9 +754,7 @@ final class PredicateSQLTranslator {
     /// `(SELECT SUM(tN.<column>) FROM … WHERE <link> AND <predicate>)`.
     private func subqueryAggregate(_ function: String, of key: String, _ collection: NSExpression, _ variable: String, _ predicate: NSPredicate,
                                    in scope: SQLScope) throws -> SQLOperand {
-        guard case .toMany(let from, let relationship, let rest) = try operand(collection, in: scope), rest.isEmpty else {
-            throw SQLUntranslatable("a SUBQUERY over something other than a to-many relationship")
-        }
+        let (from, relationship) = try subqueryCollection(collection, variable, predicate, in: scope)
         let sub = try enter(relationship, from: from, in: scope, variable: variable)
         let ordersDates = function == "MIN" || function == "MAX"
         guard case .attribute(let column, let kind) = try resolve([key], from: sub.position, in: sub),
@@ -931,8 +1044,10 @@ indirect enum SQLOperand: CustomStringConvertible {
     case toMany(SQLPosition, NSRelationshipDescription, [String])
     /// A computed value: `(SELECT COUNT(*) …)`.
     case scalar(SQLFragment, SQLValueKind, nullable: Bool)
-    /// `SUBQUERY(collection, $variable, predicate)`, usable with `@count`.
-    case subquery(NSExpression, String, NSPredicate)
+    /// The elements a SUBQUERY keeps (or a key path of each): `(SELECT t1.Z_PK FROM …)`,
+    /// with what one selected value is (an object or an attribute column), usable on the
+    /// right of IN.
+    case subquery(SQLFragment, element: SQLOperand)
 
     var isConstant: Bool { if case .constant = self { return true } else { return false } }
     var isObject: Bool { if case .object = self { return true } else { return false } }
@@ -981,7 +1096,7 @@ indirect enum SQLOperand: CustomStringConvertible {
         case .object(let ref): return ref.pk
         case .toMany(_, let relationship, let rest): return ([relationship.name] + rest).joined(separator: ".")
         case .scalar(let fragment, _, _): return fragment.sql
-        case .subquery: return "SUBQUERY"
+        case .subquery(let select, _): return select.sql
         }
     }
 }
