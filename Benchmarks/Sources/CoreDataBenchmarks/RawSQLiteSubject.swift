@@ -23,7 +23,7 @@ struct RawSQLiteSubject: Subject {
         connection = Connection(db)
         guard phase == .fetchByID else { return }
         var all: [Int64] = []
-        try query(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { all.append(sqlite3_column_int64($0, 0)) }
+        try sqliteQuery(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { all.append(sqlite3_column_int64($0, 0)) }
         keys = ItemValues.lookupPositions().map { all[$0] }
     }
 
@@ -31,24 +31,15 @@ struct RawSQLiteSubject: Subject {
         let db = connection!.db
         switch phase {
         case .insert:
-            try exec(db, """
+            try sqliteExec(db, """
                 CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR,
                 ZCATEGORY VARCHAR, ZPRICE FLOAT, ZQUANTITY INTEGER, ZCREATEDAT TIMESTAMP, ZISACTIVE INTEGER,
                 ZNOTES VARCHAR, ZCODE INTEGER)
                 """)
-            try exec(db, "BEGIN EXCLUSIVE")
-            let statement = try prepareStatement(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
-            defer { sqlite3_finalize(statement) }
-            for index in 0..<ItemValues.count {
-                bindItem(statement, index: index)
-                try step(db, statement)
-                sqlite3_reset(statement)
-            }
-            try exec(db, "COMMIT")
-            return ItemValues.count
+            return try Self.insertRows(db, count: ItemValues.count)
         case .fetchAll, .fetchAllTyped:
             var checksum = 0
-            try query(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM") { row in
+            try sqliteQuery(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM") { row in
                 let name = String(cString: sqlite3_column_text(row, 3))
                 checksum &+= name.utf8.count &+ Int(sqlite3_column_int64(row, 6))
             }
@@ -57,7 +48,7 @@ struct RawSQLiteSubject: Subject {
             // What a batched fetch asks of SQLite: every primary key first, then the rows
             // of each batch of 20 by key.
             var keys: [Int64] = []
-            try query(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { keys.append(sqlite3_column_int64($0, 0)) }
+            try sqliteQuery(db, "SELECT Z_PK FROM ZITEM ORDER BY Z_PK") { keys.append(sqlite3_column_int64($0, 0)) }
             let statement = try prepareStatement(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM WHERE Z_PK IN (" + Array(repeating: "?", count: 20).joined(separator: ", ") + ")")
             defer { sqlite3_finalize(statement) }
             var checksum = 0
@@ -87,40 +78,9 @@ struct RawSQLiteSubject: Subject {
             }
             return checksum
         case .updateAll:
-            // Read every row's primary key and version, then write each row, as an object
-            // layer does when it saves changed objects one by one.
-            var rows: [(Int64, Int64, Int64)] = []
-            var checksum = 0
-            try query(db, "SELECT Z_PK, Z_OPT, ZQUANTITY FROM ZITEM") {
-                rows.append((sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1), sqlite3_column_int64($0, 2)))
-            }
-            try exec(db, "BEGIN EXCLUSIVE")
-            let statement = try prepareStatement(db, "UPDATE ZITEM SET ZQUANTITY = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
-            defer { sqlite3_finalize(statement) }
-            for (key, version, quantity) in rows {
-                sqlite3_bind_int64(statement, 1, quantity + 1)
-                checksum &+= Int(quantity + 1)
-                sqlite3_bind_int64(statement, 2, version + 1)
-                sqlite3_bind_int64(statement, 3, key)
-                sqlite3_bind_int64(statement, 4, version)
-                try step(db, statement)
-                sqlite3_reset(statement)
-            }
-            try exec(db, "COMMIT")
-            return checksum
+            return try Self.updateEveryRow(db)
         case .deleteAll:
-            var keys: [Int64] = []
-            try query(db, "SELECT Z_PK FROM ZITEM") { keys.append(sqlite3_column_int64($0, 0)) }
-            try exec(db, "BEGIN EXCLUSIVE")
-            let statement = try prepareStatement(db, "DELETE FROM ZITEM WHERE Z_PK = ?")
-            defer { sqlite3_finalize(statement) }
-            for key in keys {
-                sqlite3_bind_int64(statement, 1, key)
-                try step(db, statement)
-                sqlite3_reset(statement)
-            }
-            try exec(db, "COMMIT")
-            return keys.count
+            return try Self.deleteEveryRow(db)
         }
     }
 
@@ -128,35 +88,95 @@ struct RawSQLiteSubject: Subject {
         var db: OpaquePointer?
         guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw BenchmarkError("cannot open \(path)") }
         // The durability OpenCoreData uses (and GRDB is configured with): WAL, fsync at commit.
-        try exec(db, "PRAGMA journal_mode = WAL")
-        try exec(db, "PRAGMA synchronous = FULL")
+        try sqliteExec(db, "PRAGMA journal_mode = WAL")
+        try sqliteExec(db, "PRAGMA synchronous = FULL")
         return db
     }
+}
 
-    private func exec(_ db: OpaquePointer, _ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-    }
-
-    private func prepareStatement(_ db: OpaquePointer, _ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-        return statement
-    }
-
-    private func query(_ db: OpaquePointer, _ sql: String, _ body: (OpaquePointer) -> Void) throws {
-        let statement = try prepareStatement(db, sql)
+extension RawSQLiteSubject {
+    /// The floor's write phases on an open connection, one transaction each; the write
+    /// floor's level 1 runs the same functions.
+    static func insertRows(_ db: OpaquePointer, count: Int) throws -> Int {
+        try sqliteExec(db, "BEGIN EXCLUSIVE")
+        let statement = try prepareStatement(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
         defer { sqlite3_finalize(statement) }
-        while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
+        for index in 0..<count {
+            bindItem(statement, index: index)
+            try sqliteStep(db, statement)
+            sqlite3_reset(statement)
+        }
+        try sqliteExec(db, "COMMIT")
+        return count
     }
 
-    private func step(_ db: OpaquePointer, _ statement: OpaquePointer) throws {
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(db))) }
-        guard sqlite3_changes(db) == 1 else { throw BenchmarkError("a write changed \(sqlite3_changes(db)) rows, not 1") }
+    /// Reads every row's primary key and version, then writes each row, as an object layer
+    /// does when it saves changed objects one by one.
+    static func updateEveryRow(_ db: OpaquePointer) throws -> Int {
+        var rows: [(Int64, Int64, Int64)] = []
+        var checksum = 0
+        try sqliteQuery(db, "SELECT Z_PK, Z_OPT, ZQUANTITY FROM ZITEM") {
+            rows.append((sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1), sqlite3_column_int64($0, 2)))
+        }
+        try sqliteExec(db, "BEGIN EXCLUSIVE")
+        let statement = try prepareStatement(db, "UPDATE ZITEM SET ZQUANTITY = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
+        defer { sqlite3_finalize(statement) }
+        for (key, version, quantity) in rows {
+            sqlite3_bind_int64(statement, 1, quantity + 1)
+            checksum &+= Int(quantity + 1)
+            sqlite3_bind_int64(statement, 2, version + 1)
+            sqlite3_bind_int64(statement, 3, key)
+            sqlite3_bind_int64(statement, 4, version)
+            try sqliteStep(db, statement)
+            sqlite3_reset(statement)
+        }
+        try sqliteExec(db, "COMMIT")
+        return checksum
     }
+
+    /// Reads every primary key, then deletes each row.
+    static func deleteEveryRow(_ db: OpaquePointer) throws -> Int {
+        var keys: [Int64] = []
+        try sqliteQuery(db, "SELECT Z_PK FROM ZITEM") { keys.append(sqlite3_column_int64($0, 0)) }
+        try sqliteExec(db, "BEGIN EXCLUSIVE")
+        let statement = try prepareStatement(db, "DELETE FROM ZITEM WHERE Z_PK = ?")
+        defer { sqlite3_finalize(statement) }
+        for key in keys {
+            sqlite3_bind_int64(statement, 1, key)
+            try sqliteStep(db, statement)
+            sqlite3_reset(statement)
+        }
+        try sqliteExec(db, "COMMIT")
+        return keys.count
+    }
+}
+
+// Running statements on a C-API connection, with errors that name the statement: shared by
+// the C subject and the write floor.
+
+func sqliteExec(_ db: OpaquePointer, _ sql: String) throws {
+    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+        throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+    }
+}
+
+func prepareStatement(_ db: OpaquePointer, _ sql: String) throws -> OpaquePointer {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+        throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+    }
+    return statement
+}
+
+func sqliteQuery(_ db: OpaquePointer, _ sql: String, _ body: (OpaquePointer) throws -> Void) throws {
+    let statement = try prepareStatement(db, sql)
+    defer { sqlite3_finalize(statement) }
+    while sqlite3_step(statement) == SQLITE_ROW { try body(statement) }
+}
+
+func sqliteStep(_ db: OpaquePointer, _ statement: OpaquePointer) throws {
+    guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(db))) }
+    guard sqlite3_changes(db) == 1 else { throw BenchmarkError("a write changed \(sqlite3_changes(db)) rows, not 1") }
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

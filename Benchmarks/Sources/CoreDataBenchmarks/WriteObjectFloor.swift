@@ -106,18 +106,7 @@ enum WriteObjectFloor {
             ZCATEGORY VARCHAR, ZPRICE FLOAT, ZQUANTITY INTEGER, ZCREATEDAT TIMESTAMP, ZISACTIVE INTEGER,
             ZNOTES VARCHAR, ZCODE INTEGER)
             """)
-        if level == 1 {
-            try database.exec("BEGIN EXCLUSIVE")
-            let statement = try database.prepare("INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)")
-            defer { sqlite3_finalize(statement) }
-            for index in 0..<rows {
-                bindItem(statement, index: index)
-                try database.step(statement)
-                sqlite3_reset(statement)
-            }
-            try database.exec("COMMIT")
-            return rows
-        }
+        if level == 1 { return try RawSQLiteSubject.insertRows(database.db, count: rows) }
 
         let context = FloorContext()
         var objects: [FloorObject] = []  // level 2: what the context keeps until the save
@@ -195,26 +184,7 @@ enum WriteObjectFloor {
 
     private static func updateAll(level: Int, _ database: FloorDatabase, _ rowCache: RowCache) throws -> Int {
         var checksum = 0
-        if level == 1 {
-            var rows: [(Int64, Int64, Int64)] = []
-            try database.query("SELECT Z_PK, Z_OPT, ZQUANTITY FROM ZITEM") {
-                rows.append((sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1), sqlite3_column_int64($0, 2)))
-            }
-            try database.exec("BEGIN EXCLUSIVE")
-            let statement = try database.prepare("UPDATE ZITEM SET ZQUANTITY = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
-            defer { sqlite3_finalize(statement) }
-            for (key, version, quantity) in rows {
-                sqlite3_bind_int64(statement, 1, quantity + 1)
-                checksum &+= Int(quantity + 1)
-                sqlite3_bind_int64(statement, 2, version + 1)
-                sqlite3_bind_int64(statement, 3, key)
-                sqlite3_bind_int64(statement, 4, version)
-                try database.step(statement)
-                sqlite3_reset(statement)
-            }
-            try database.exec("COMMIT")
-            return checksum
-        }
+        if level == 1 { return try RawSQLiteSubject.updateEveryRow(database.db) }
 
         let context = FloorContext()
         let objects = try fetchAll(level: level, database, context, rowCache)
@@ -280,20 +250,7 @@ enum WriteObjectFloor {
     // MARK: delete
 
     private static func deleteAll(level: Int, _ database: FloorDatabase, _ rowCache: RowCache) throws -> Int {
-        if level == 1 {
-            var keys: [Int64] = []
-            try database.query("SELECT Z_PK FROM ZITEM") { keys.append(sqlite3_column_int64($0, 0)) }
-            try database.exec("BEGIN EXCLUSIVE")
-            let statement = try database.prepare("DELETE FROM ZITEM WHERE Z_PK = ?")
-            defer { sqlite3_finalize(statement) }
-            for key in keys {
-                sqlite3_bind_int64(statement, 1, key)
-                try database.step(statement)
-                sqlite3_reset(statement)
-            }
-            try database.exec("COMMIT")
-            return keys.count
-        }
+        if level == 1 { return try RawSQLiteSubject.deleteEveryRow(database.db) }
 
         let context = FloorContext()
         let objects = try fetchAll(level: level, database, context, rowCache)
@@ -387,30 +344,10 @@ private final class FloorDatabase {
 
     deinit { sqlite3_close(db) }
 
-    func exec(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-    }
-
-    func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw BenchmarkError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-        return statement
-    }
-
-    func query(_ sql: String, _ body: (OpaquePointer) throws -> Void) throws {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        while sqlite3_step(statement) == SQLITE_ROW { try body(statement) }
-    }
-
-    func step(_ statement: OpaquePointer) throws {
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(db))) }
-        guard sqlite3_changes(db) == 1 else { throw BenchmarkError("a write changed \(sqlite3_changes(db)) rows, not 1") }
-    }
+    func exec(_ sql: String) throws { try sqliteExec(db, sql) }
+    func prepare(_ sql: String) throws -> OpaquePointer { try prepareStatement(db, sql) }
+    func query(_ sql: String, _ body: (OpaquePointer) throws -> Void) throws { try sqliteQuery(db, sql, body) }
+    func step(_ statement: OpaquePointer) throws { try sqliteStep(db, statement) }
 
     /// Core Data's key table, one row per entity.
     func createPrimaryKeyTable() throws {
