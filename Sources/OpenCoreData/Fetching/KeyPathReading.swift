@@ -193,6 +193,9 @@ func unwrapAny(_ value: Any?) -> Any? {
 @inline(__always)
 func isNilValue(_ value: Any?) -> Bool {
     guard let value = unwrapAny(value) else { return true }
+    // A string, number or date is never NSNull; asking the runtime (`is NSNull`) would
+    // first try to bridge it to an object (a save's constraint look-up asks for every value).
+    if FastTypes.isPlainScalar(type(of: value)) { return false }
     return value is NSNull
 }
 

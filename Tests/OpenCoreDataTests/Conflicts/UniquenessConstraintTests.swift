@@ -166,14 +166,39 @@ final class UniquenessConstraintTests: ConflictTestCase {
         return (try storedTrails()["Ridge"]!, try count("Trail"), before.uriRepresentation() == after.uriRepresentation())
     }
 
+    /// Core Data's object trump against a stored object sets every attribute and to-one of
+    /// an inserted object on the stored one, set or not (decompiled `NSMergePolicy`, iOS 26,
+    /// `_byPropertyObjectTrumpResolveConstraintConflict:`: for an inserted conflicting object
+    /// each attribute goes through `setValue:forKey:` with no comparison), then moves its
+    /// to-many members over and deletes it.
     func testObjectTrumpTurnsTheInsertIntoAnUpdateOfTheStoredRow() throws {
         let result = try importRidgeAgain(under: .mergeByPropertyObjectTrump)
         XCTAssertEqual(result.count, 1)
         XCTAssertTrue(result.sameRow, "the stored row was updated, not replaced")
         XCTAssertEqual(result.stored.rating, 5, "the import's values win")
-        XCTAssertEqual(result.stored.lengthKm, 10, "a property the import did not set keeps the stored value")
-        XCTAssertEqual(result.stored.country, "NO")
+        XCTAssertEqual(result.stored.lengthKm, 0, "a property the import did not set takes the import's default")
+        XCTAssertNil(result.stored.country, "an optional the import left unset becomes nil")
         XCTAssertEqual(result.stored.hikes, ["first", "imported"], "relationships of both are kept")
+    }
+
+    /// An object fetched and changed, then given a stored object's constraint value, brings
+    /// only what it changed (Core Data compares it with its own snapshot).
+    func testObjectTrumpFromASavedObjectBringsOnlyItsChanges() throws {
+        let setup = newContext()
+        insertTrail("Ridge", rating: 3, lengthKm: 10, country: "NO", into: setup)
+        insertTrail("Ridge draft", rating: 1, lengthKm: 99, country: "SE", into: setup)
+        try setup.save()
+        let editor = newContext()
+        editor.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        let draft = try trail("Ridge draft", in: editor)!
+        draft.setValue("Ridge", forKey: "name")
+        draft.setValue(4.0, forKey: "rating")
+        try editor.save()
+        let stored = try storedTrails()
+        XCTAssertEqual(stored.count, 1, "the changed object left; the stored Ridge stayed")
+        XCTAssertEqual(stored["Ridge"]?.rating, 4, "its changed rating won")
+        XCTAssertEqual(stored["Ridge"]?.lengthKm, 10, "its unchanged length did not travel")
+        XCTAssertEqual(stored["Ridge"]?.country, "NO")
     }
 
     func testStoreTrumpKeepsTheStoredValues() throws {
@@ -184,12 +209,18 @@ final class UniquenessConstraintTests: ConflictTestCase {
         XCTAssertEqual(result.stored.hikes, ["first", "imported"])
     }
 
+    /// Core Data's overwrite against a stored object keeps the imported object and deletes
+    /// the stored one, after uniting their to-many relationships on the import (decompiled
+    /// `NSMergePolicy`, iOS 26, `_overwriteResolveConstraintConflict:`): the row is replaced.
     func testOverwriteWritesTheWholeImportedObject() throws {
         let result = try importRidgeAgain(under: .overwrite)
         XCTAssertEqual(result.count, 1)
+        XCTAssertFalse(result.sameRow, "the stored row was deleted and the import's row inserted")
         XCTAssertEqual(result.stored.rating, 5)
         XCTAssertEqual(result.stored.lengthKm, 0, "the import's default length replaces the stored one")
         XCTAssertNil(result.stored.country)
+        XCTAssertEqual(result.stored.hikes, ["first", "imported"], "the stored trail's hikes moved to the import")
+        XCTAssertEqual(try count("Hike"), 2)
     }
 
     func testRollbackDiscardsTheImport() throws {

@@ -8,18 +8,34 @@ import Foundation
 /// or, among objects of the save only, one that was saved before; failing that the last
 /// inserted under object trump and overwrite, the first under store trump and rollback.
 /// The others leave the save:
-/// - merge by property, object trump: each one's changed properties are set on the one
-///   that stays, in the order they were inserted (the last import wins);
-/// - overwrite: every property of the last one is set on the one that stays;
+/// - merge by property, object trump: each one's properties are set on the one that
+///   stays, in the order they were inserted (the last import wins): all its attributes
+///   and to-ones for an inserted object meeting a stored one, set or not, so what the
+///   import left unset comes out nil or the model's default; only its changed ones
+///   otherwise;
+/// - overwrite: every property of the last one is set on the one that stays; against a
+///   stored object the last one stays instead and the stored object is deleted (see
+///   ``replace(_:with:others:in:)``);
 /// - merge by property, store trump, and rollback: the one that stays keeps its values.
 ///
 /// Except under rollback, the members of the leaving objects' to-many relationships
 /// move to the one that stays. So an insert whose values are already in the store
 /// becomes an update of that row: an upsert.
+///
+/// Against a stored object this is what Core Data's decompiled `NSMergePolicy` does
+/// (iOS 26, `_byPropertyObjectTrumpResolveConstraintConflict:` sets each attribute and
+/// to-one of an inserted object on the database object with `setValue:forKey:`, without
+/// comparing; `_overwriteResolveConstraintConflict:` unites the to-many relationships on
+/// the last conflicting object and deletes the database object).
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
         let members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
+        if type == .overwriteMergePolicyType, let database = conflict.databaseObject, !database.state.isDeleted,
+            let replacement = members.last(where: { $0 !== database }) {
+            replace(database, with: replacement, others: members, in: context)
+            return
+        }
         let objectWins = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .overwriteMergePolicyType
         let survivor: NSManagedObject
         if let database = conflict.databaseObject {
@@ -39,10 +55,27 @@ enum ConstraintResolution {
         let survivorPosition = members.firstIndex { $0 === survivor } ?? -1
         for (position, loser) in members.enumerated() where loser !== survivor {
             let newer = !survivor.state.isInserted || position > survivorPosition
-            if objectWins, newer { copyValues(from: loser, to: survivor, all: type == .overwriteMergePolicyType && loser === losers.last) }
+            // An import meeting a stored object brings all its values, not only those it set.
+            let all = (type == .overwriteMergePolicyType && loser === losers.last)
+                || (survivor === conflict.databaseObject && loser.state.isInserted)
+            if objectWins, newer { copyValues(from: loser, to: survivor, all: all) }
             if type != .rollbackMergePolicyType { moveToManyMembers(from: loser, to: survivor) }
             remove(loser, keepingChanges: objectWins, from: context)
         }
+    }
+
+    /// Overwrite against a stored object: `replacement` (the last object of the save with
+    /// the stored values) takes the stored object's place. It gains the stored object's
+    /// to-many members, and the stored object is deleted, so the save replaces the row (the
+    /// replacement keeps its own object ID) rather than updating it. The save's other
+    /// conflicting objects give their to-many members to the replacement and leave.
+    private static func replace(_ database: NSManagedObject, with replacement: NSManagedObject, others: [NSManagedObject], in context: NSManagedObjectContext) {
+        for other in others where other !== replacement && other !== database {
+            moveToManyMembers(from: other, to: replacement)
+            remove(other, keepingChanges: true, from: context)
+        }
+        moveToManyMembers(from: database, to: replacement)
+        remove(database, keepingChanges: true, from: context)
     }
 
     /// Sets `source`'s changed attributes and to-ones (all of them with `all`) on `target`.

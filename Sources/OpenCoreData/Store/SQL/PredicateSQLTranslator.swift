@@ -504,7 +504,7 @@ final class PredicateSQLTranslator {
         }
         var tests: [SQLFragment] = []
         if !binds.isEmpty {
-            let placeholders = Array(repeating: "?", count: binds.count).joined(separator: ", ")
+            let placeholders = String(repeating: "?, ", count: binds.count - 1) + "?"
             var all = leftSQL.binds
             all.append(contentsOf: binds)
             tests.append(SQLFragment(" \(leftSQL.sql) IN (\(placeholders))", all, nullable: left.isNullable))
