@@ -231,19 +231,25 @@ final class UniquenessConstraintTests: ConflictTestCase {
         XCTAssertEqual(try count("Hike"), 2, "the imported hike is saved, without its duplicate trail")
     }
 
+    /// Duplicates among the save's own objects (decompiled `NSMergePolicy`, iOS 26,
+    /// `resolveConstraintConflicts:error:`): the first inserted is kept; under either trump
+    /// policy it first takes every value the later ones hold, under overwrite and rollback
+    /// it stays as it is; the others are deleted.
     func testDuplicatesInOneSaveBecomeOneRow() throws {
-        let context = newContext()
-        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
-        insertTrail("Lake", rating: 1, into: context)
-        insertTrail("Lake", rating: 2, into: context)
-        try context.save()
-        XCTAssertEqual(try storedTrails().mapValues(\.rating).sorted { $0.key < $1.key }.map(\.value), [2], "the last inserted wins under object trump")
-        let other = newContext()
-        other.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
-        insertTrail("Sea", rating: 1, into: other)
-        insertTrail("Sea", rating: 2, into: other)
-        try other.save()
-        XCTAssertEqual(try storedTrails()["Sea"]?.rating, 1, "the first inserted stays under store trump")
+        for (policy, file, expected) in [(NSMergePolicy.mergeByPropertyObjectTrump, "Lake", 2.0), (.mergeByPropertyStoreTrump, "Sea", 2.0),
+                                         (.overwrite, "Pond", 1.0), (.rollback, "Tarn", 1.0)] {
+            let context = newContext()
+            context.mergePolicy = policy
+            let first = insertTrail(file, rating: 1, lengthKm: 7, into: context)
+            let second = insertTrail(file, rating: 2, lengthKm: 7, country: nil, into: context)
+            try context.save()
+            let stored = try storedTrails()[file]
+            XCTAssertEqual(stored?.rating, expected, "\(file): rating")
+            XCTAssertEqual(stored?.country, "NO", "\(file): a nil of a later duplicate does not erase a value")
+            XCTAssertFalse(first.objectID.isTemporaryID, "\(file): the first inserted object is the one saved")
+            XCTAssertNil(second.managedObjectContext, "\(file): the later duplicate left the context")
+        }
+        XCTAssertEqual(try count("Trail"), 4)
     }
 
     func testImportingTheSameBatchTwiceKeepsOneRowEach() throws {

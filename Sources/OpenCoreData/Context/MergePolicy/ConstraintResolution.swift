@@ -2,65 +2,101 @@ import Foundation
 
 /// What the built-in merge policies do with one uniqueness-constraint conflict: the
 /// objects that share the constraint's values become one (the error policy never gets
-/// here: it throws).
+/// here: it throws). It follows Core Data's decompiled `NSMergePolicy` (iOS 26,
+/// `resolveConstraintConflicts:error:` and the `_…ResolveConstraintConflict:` methods).
 ///
-/// The object that stays is the one already in the store (``NSConstraintConflict/databaseObject``)
-/// or, among objects of the save only, one that was saved before; failing that the last
-/// inserted under object trump and overwrite, the first under store trump and rollback.
-/// The others leave the save:
-/// - merge by property, object trump: each one's properties are set on the one that
-///   stays, in the order they were inserted (the last import wins): all its attributes
-///   and to-ones for an inserted object meeting a stored one, set or not, so what the
-///   import left unset comes out nil or the model's default; only its changed ones
-///   otherwise;
-/// - overwrite: every property of the last one is set on the one that stays; against a
-///   stored object the last one stays instead and the stored object is deleted (see
-///   ``replace(_:with:others:in:)``);
-/// - merge by property, store trump, and rollback: the one that stays keeps its values.
+/// Against an object already in the store (``NSConstraintConflict/databaseObject``):
+/// - object trump: each conflicting object's values are set on the stored one, in the
+///   order they were inserted: every attribute and to-one of an inserted object, set or
+///   not (what an import left unset arrives as nil or the model's default), only the
+///   changed ones of an object that was fetched;
+/// - store trump: the stored object keeps its values;
+/// - both trump policies then move the conflicting objects' to-many members to the stored
+///   object and delete the conflicting objects: an insert becomes an update, an upsert;
+/// - overwrite: the last conflicting object stays instead, with the stored object's
+///   to-many members, and the stored object is deleted (see ``replace(_:with:others:in:)``);
+/// - rollback: inserted conflicting objects leave, fetched ones lose their changes.
 ///
-/// Except under rollback, the members of the leaving objects' to-many relationships
-/// move to the one that stays. So an insert whose values are already in the store
-/// becomes an update of that row: an upsert.
-///
-/// Against a stored object this is what Core Data's decompiled `NSMergePolicy` does
-/// (iOS 26, `_byPropertyObjectTrumpResolveConstraintConflict:` sets each attribute and
-/// to-one of an inserted object on the database object with `setValue:forKey:`, without
-/// comparing; `_overwriteResolveConstraintConflict:` unites the to-many relationships on
-/// the last conflicting object and deletes the database object).
+/// Among the save's objects only, one is kept (see ``keeper(of:)``) and the others are
+/// deleted; under the trump policies the kept object first takes what each other one
+/// changed (see ``mergeChanges(of:onto:)``) and their to-many members; under overwrite
+/// and rollback it stays as it is.
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
         let members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
-        if type == .overwriteMergePolicyType, let database = conflict.databaseObject, !database.state.isDeleted,
-            let replacement = members.last(where: { $0 !== database }) {
+        guard let database = conflict.databaseObject, !database.state.isDeleted else {
+            resolveAmongSavedObjects(members, as: type, in: context)
+            return
+        }
+        if type == .overwriteMergePolicyType, let replacement = members.last(where: { $0 !== database }) {
             replace(database, with: replacement, others: members, in: context)
             return
         }
-        let objectWins = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .overwriteMergePolicyType
-        let survivor: NSManagedObject
-        if let database = conflict.databaseObject {
-            survivor = database
-            if !database.state.isFault, !database.state.isUpdated, database.state.snapshot?.version != conflict.databaseRow?.version {
-                // Registered with older values: read the row again before merging into it.
-                context.refresh(database, mergeChanges: false)
-            }
-        } else if let saved = members.first(where: { !$0.state.isInserted }) {
-            survivor = saved
-        } else {
-            guard let chosen = objectWins ? members.last : members.first else { return }
-            survivor = chosen
+        if !database.state.isFault, !database.state.isUpdated, database.state.snapshot?.version != conflict.databaseRow?.version {
+            // Registered with older values: read the row again before merging into it.
+            context.refresh(database, mergeChanges: false)
         }
-        let losers = members.filter { $0 !== survivor }
-        // Members come in the order they were inserted: only what came later overrides.
-        let survivorPosition = members.firstIndex { $0 === survivor } ?? -1
-        for (position, loser) in members.enumerated() where loser !== survivor {
-            let newer = !survivor.state.isInserted || position > survivorPosition
-            // An import meeting a stored object brings all its values, not only those it set.
-            let all = (type == .overwriteMergePolicyType && loser === losers.last)
-                || (survivor === conflict.databaseObject && loser.state.isInserted)
-            if objectWins, newer { copyValues(from: loser, to: survivor, all: all) }
-            if type != .rollbackMergePolicyType { moveToManyMembers(from: loser, to: survivor) }
-            remove(loser, keepingChanges: objectWins, from: context)
+        for member in members where member !== database {
+            if type == .mergeByPropertyObjectTrumpMergePolicyType {
+                // An import meeting a stored object brings all its values, not only those it set.
+                copyValues(from: member, to: database, all: member.state.isInserted)
+            }
+            if type == .rollbackMergePolicyType {
+                remove(member, keepingChanges: false, from: context)
+            } else {
+                moveToManyMembers(from: member, to: database)
+                remove(member, keepingChanges: true, from: context)
+            }
+        }
+    }
+
+    /// A conflict among the save's own objects (no stored row has the values): one object
+    /// is kept and the others are deleted; under the trump policies the kept one first
+    /// takes their changes and their to-many members.
+    private static func resolveAmongSavedObjects(_ members: [NSManagedObject], as type: NSMergePolicyType, in context: NSManagedObjectContext) {
+        guard let keeper = keeper(of: members) else { return }
+        let merges = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .mergeByPropertyStoreTrumpMergePolicyType
+        for other in members where other !== keeper {
+            if merges {
+                mergeChanges(of: other, onto: keeper)
+                moveToManyMembers(from: other, to: keeper)
+            }
+            remove(other, keepingChanges: true, from: context)
+        }
+    }
+
+    /// The object Core Data keeps among the save's conflicting objects: one that was saved
+    /// before and did not change the constrained values; else the only saved one, or the
+    /// saved one with the lowest primary key; else the first inserted (members come in the
+    /// order they were inserted).
+    private static func keeper(of members: [NSManagedObject]) -> NSManagedObject? {
+        let saved = members.filter { !$0.state.isInserted }
+        if let unchanged = saved.first(where: { object in
+            let table = object.entity.propertyTable
+            let constrained = object.entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
+            return !constrained.contains { object.state.changedSlots.contains($0) }
+        }) {
+            return unchanged
+        }
+        if saved.isEmpty { return members.first }
+        return saved.min { ($0.objectID.storeKey?.primaryKey ?? .max) < ($1.objectID.storeKey?.primaryKey ?? .max) }
+    }
+
+    /// Sets on `keeper` each attribute and to-one that `other` changed (every value an
+    /// inserted object holds; a fetched object's changes since it was fetched), unless
+    /// `keeper` was fetched and changed that property itself: Core Data's merge of two
+    /// objects of one save under either trump policy.
+    private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
+        let table = other.entity.propertyTable, keeperTable = keeper.entity.propertyTable
+        for (slot, property) in table.all.enumerated() {
+            guard !property.isTransient, !(property is NSFetchedPropertyDescription) else { continue }
+            if let relationship = property as? NSRelationshipDescription, relationship.isToMany { continue }
+            guard let keeperSlot = keeperTable.slotByName[property.name] else { continue }
+            if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { continue }
+            let value = other.value(forKey: property.name)
+            let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
+            if changed, !valueEquals(value, keeper.value(forKey: property.name)) { keeper.setValue(value, forKey: property.name) }
         }
     }
 
