@@ -215,19 +215,31 @@ final class ConflictMatrixTests: ConflictTestCase {
             importer.delete(try trail("Coast", in: importer)!)
             try importer.save()
 
+            let id = mine.objectID
             let error = save(app, under: policy)
-            if policy.mergeType == .errorMergePolicyType {
+            switch policy.mergeType {
+            case .errorMergePolicyType:
                 XCTAssertEqual(error?.code, NSManagedObjectMergeError)
                 let conflict = conflicts(error).first
                 XCTAssertEqual(conflict?.newVersionNumber, 0, "0: the row was deleted")
                 XCTAssertNil(conflict?.cachedSnapshot)
                 XCTAssertEqual(conflict?.objectSnapshot?["rating"] as? Double, 3)
-            } else {
+                XCTAssertNil(try storedTrails()["Coast"])
+            case .overwriteMergePolicyType:
+                // Core Data forces the object back in (decompiled NSMergePolicy, iOS 26,
+                // `_forceInsertionForObject:`): the whole in-memory object is pushed.
+                XCTAssertNil(error)
+                XCTAssertTrue(mine.managedObjectContext === app, "the object stays")
+                XCTAssertEqual(mine.objectID, id, "under the same object ID")
+                XCTAssertEqual(try storedTrails()["Coast"]?.rating, 4, "its row is saved again")
+                XCTAssertFalse(app.hasChanges)
+                XCTAssertEqual((try trail("Coast", in: newContext()))?.objectID.uriRepresentation(), id.uriRepresentation())
+            default:
                 XCTAssertNil(error)
                 XCTAssertNil(mine.managedObjectContext, "the store's deletion stands; the object leaves the context")
                 XCTAssertFalse(app.hasChanges)
+                XCTAssertNil(try storedTrails()["Coast"])
             }
-            XCTAssertNil(try storedTrails()["Coast"])
         }
     }
 

@@ -3,9 +3,10 @@ import Foundation
 /// What the built-in merge policies do with one optimistic-locking conflict (the error
 /// policy never gets here: it throws).
 ///
-/// - An object whose row was deleted in the store (new version 0): the deletion wins
-///   under every policy; the object's changes are dropped and it leaves the context
-///   as a deleted object when the save finishes.
+/// - An object whose row was deleted in the store (new version 0): the deletion wins,
+///   the object's changes are dropped and it leaves the context as a deleted object when
+///   the save finishes; except under overwrite, which saves the object again (see
+///   ``putBack(_:in:)``).
 /// - An object the context deleted but the store changed: the deletion is kept, except
 ///   under rollback, which discards it and gives the object the store's values.
 /// - An object changed on both sides:
@@ -24,7 +25,11 @@ enum OptimisticLockingResolution {
         let object = conflict.sourceObject
         guard let context = object.managedObjectContext else { return }
         guard let row = conflict.currentRow else {
-            acceptStoreDeletion(of: object, in: context)
+            if type == .overwriteMergePolicyType, !object.state.isDeleted, !object.state.isInserted {
+                putBack(object, in: context)
+            } else {
+                acceptStoreDeletion(of: object, in: context)
+            }
             return
         }
         let old = object.state.snapshot
@@ -106,6 +111,20 @@ enum OptimisticLockingResolution {
             object.state.isDeleted = true
             context.deleted.append(object)
         }
+    }
+
+    /// Overwrite against a row another context or process deleted: the whole object goes
+    /// back to the store, under the same object ID, as a row inserted by this save. Core
+    /// Data forces the insertion of such an object (decompiled `NSMergePolicy`, iOS 26:
+    /// `resolveOptimisticLockingVersionConflicts:error:` calls `_forceInsertionForObject:`
+    /// for an object neither deleted nor inserted), as the policy's documentation says: it
+    /// pushes "the entire in-memory object to the persistent store".
+    private static func putBack(_ object: NSManagedObject, in context: NSManagedObjectContext) {
+        context.updated.remove(object)
+        object.state.isUpdated = false
+        object.state.isInserted = true
+        context.inserted.append(object)
+        for slot in object.entity.propertyTable.persistentSlots { object.state.changedSlots.insert(slot) }
     }
 
     /// Rollback of a deletion the store disagrees with: the object is back, with the row's values.
