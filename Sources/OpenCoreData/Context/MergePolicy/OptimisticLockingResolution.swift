@@ -8,7 +8,10 @@ import Foundation
 ///   the save finishes; except under overwrite, which saves the object again (see
 ///   ``putBack(_:in:)``).
 /// - An object the context deleted but the store changed: the deletion is kept, except
-///   under rollback, which discards it and gives the object the store's values.
+///   under rollback and store trump, which discard it and give the object the store's
+///   values (Core Data's `_mergeChangesStoreUpdatesTrumpForObject:withRecord:`, decompiled
+///   for iOS 26, inserts a deleted object back into its context, for every app built
+///   with a current SDK).
 /// - An object changed on both sides:
 ///   - merge by property, object trump: the context's changed properties win, every other
 ///     property takes the store's value;
@@ -35,7 +38,9 @@ enum OptimisticLockingResolution {
         let old = object.state.snapshot
         if object.state.isDeleted {
             object.state.snapshot = row
-            if type == .rollbackMergePolicyType { restoreDeleted(object, to: row, in: context) }
+            if type == .rollbackMergePolicyType || type == .mergeByPropertyStoreTrumpMergePolicyType {
+                restoreDeleted(object, to: row, in: context)
+            }
             return
         }
         let table = object.entity.propertyTable
