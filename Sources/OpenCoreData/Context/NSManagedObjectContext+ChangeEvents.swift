@@ -4,7 +4,7 @@ import Foundation
 /// reported in one `NSManagedObjectContextObjectsDidChange` notification.
 extension NSManagedObjectContext {
     /// Ends the current event: runs the delete rules of objects deleted since the last
-    /// call (`prepareForDeletion`, then nullify or cascade), records the event with the
+    /// call (nullify or cascade), records the event with the
     /// ``undoManager``, and posts `NSManagedObjectContextObjectsDidChange` for it.
     ///
     /// Core Data calls it for you: in ``save()``, at the end of every ``perform(_:)->()``

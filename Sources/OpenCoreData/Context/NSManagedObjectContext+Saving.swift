@@ -70,7 +70,8 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// `prepareForDeletion`, then the relationship delete rules of `object`.
+    /// The relationship delete rules of `object` (its `prepareForDeletion` ran when it was
+    /// deleted).
     ///
     /// Nullify and cascade tear the relationship down on both sides: the deleted object
     /// lets go of its destinations and each destination drops the deleted object from its
@@ -78,7 +79,6 @@ extension NSManagedObjectContext {
     /// no action leave both sides as they are: deny fails the save while the relationship
     /// holds objects, and no action leaves the destinations pointing at the deleted object.
     func applyDeleteRules(to object: NSManagedObject) {
-        object.prepareForDeletion()
         for relationship in object.entity.propertyTable.relationships {
             let cascades: Bool
             switch relationship.deleteRule {

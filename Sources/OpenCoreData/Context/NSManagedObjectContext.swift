@@ -304,6 +304,9 @@ open class NSManagedObjectContext {
     /// Marks `object` for deletion at the next save; its delete rules run then (or at
     /// ``processPendingChanges()``). An object inserted and never saved simply goes away,
     /// its delete rules applied at once.
+    ///
+    /// The object's ``NSManagedObject/prepareForDeletion()`` runs here, before this method
+    /// returns, as Core Data's `deleteObject:` calls it (decompiled, iOS 26).
     open func delete(_ object: NSManagedObject) {
         checkQueue()
         guard object.managedObjectContext === self, !object.state.isDeleted else { return }
@@ -312,6 +315,7 @@ open class NSManagedObjectContext {
             inserted.remove(object)
             updated.remove(object)
             noteEventDeletion(of: object)
+            object.prepareForDeletion()
             unsavedDeletions.append(object)
             processUnsavedDeletions()
             return
@@ -323,6 +327,7 @@ open class NSManagedObjectContext {
         deleted.append(object)
         noteEventDeletion(of: object)
         deletionsToProcess.append(object)
+        object.prepareForDeletion()
     }
 
     /// Applies the delete rules of deleted objects that were never saved, then forgets

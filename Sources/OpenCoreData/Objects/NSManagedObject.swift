@@ -268,7 +268,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     open func willSave() {}
     /// Called after the object was saved.
     open func didSave() {}
-    /// Called when the object is about to be deleted, before the delete rules run.
+    /// Called when the object is deleted, from inside `delete(_:)` (so before its delete
+    /// rules run, while its relationships are intact).
     open func prepareForDeletion() {}
     /// Called before the object turns into a fault.
     open func willTurnIntoFault() {}

@@ -111,7 +111,9 @@ final class VersionedWriteTests: ConflictTestCase {
         app.mergePolicy = NSMergePolicy.mergeByPropertyStoreTrump
         try app.save()
         let merged = try storedTrails()
-        XCTAssertNil(merged["Ridge"], "the context's deletion stands under the trump policies")
+        // Store trump: the store's change beats the context's deletion (see ConflictMatrixTests).
+        XCTAssertEqual(merged["Ridge"]?.rating, 5, "the store's change wins under store trump")
+        XCTAssertFalse(ridge.isDeleted)
         XCTAssertEqual(merged["Coast"]?.rating, 4)
     }
 

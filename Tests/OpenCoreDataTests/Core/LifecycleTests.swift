@@ -46,6 +46,9 @@ final class LifecycleTests: CoreTestCase {
         fetched.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "date")
         XCTAssertEqual(LifecycleRecorder.calls, ["awakeFromFetch"])
         reader.viewContext.delete(fetched)
+        // Core Data calls it inside deleteObject: itself (decompiled NSManagedObjectContext,
+        // iOS 26: the method ends with [object prepareForDeletion]), not at the end of the event.
+        XCTAssertEqual(LifecycleRecorder.calls, ["awakeFromFetch", "prepareForDeletion"], "delete(_:) prepares the object at once")
         try reader.viewContext.save()
         XCTAssertEqual(LifecycleRecorder.calls, ["awakeFromFetch", "prepareForDeletion", "willSave deleted", "didSave"])
     }
