@@ -178,11 +178,20 @@ extension SQLiteStoreEngine {
     /// The row at the statement's cursor, for its concrete `entity`.
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
         let table = entity.entity.propertyTable
-        var attributes = [Any?](repeating: nil, count: table.all.count)
-        for (column, attribute, storage, slot) in entity.attributes {
-            let result = plan.resultColumn[column]
-            guard result >= 0 else { continue }
-            attributes[slot] = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage)
+        let count = table.all.count
+        // Every slot nil, then each selected attribute's value written in place: no
+        // per-element copy of a nil `Any?`, no uniqueness check per value.
+        var attributes = [Any?](unsafeUninitializedCapacity: count) { slots, initialized in
+            slots.initialize(repeating: nil)
+            initialized = count
+        }
+        try attributes.withUnsafeMutableBufferPointer { slots in
+            let resultColumn = plan.resultColumn
+            for mapped in entity.attributes {
+                let result = resultColumn[mapped.column]
+                guard result >= 0 else { continue }
+                slots[mapped.slot] = try RowCodec.read(statement, column: result, storage: mapped.storage, attribute: mapped.attribute, external: externalStorage)
+            }
         }
         // A composite is the dictionary of its elements that are not NULL; nil when all are.
         for element in entity.compositeElements {
