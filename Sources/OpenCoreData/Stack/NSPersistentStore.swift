@@ -285,13 +285,32 @@ final class RowCache {
     /// Runs with the lock held, so no one can take a row from the cache meanwhile; a holder
     /// elsewhere that lets go during the sweep only keeps its row until the next one.
     private func sweepLocked() {
-        var unheld: [StoreKey] = []
+        // Whether each entry, in the table's order, is held by nothing but the cache.
+        var isUnheld: [Bool] = []
+        isUnheld.reserveCapacity(rows.count)
+        var unheldCount = 0
         var index = rows.values.startIndex
         while index != rows.values.endIndex {
-            if isKnownUniquelyReferenced(&rows.values[index]) { unheld.append(rows.keys[index]) }
+            let unheld = isKnownUniquelyReferenced(&rows.values[index])
+            isUnheld.append(unheld)
+            if unheld { unheldCount += 1 }
             rows.values.formIndex(after: &index)
         }
-        for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
+        if unheldCount > rows.count / 2 {
+            // Most rows go (objects looked up one by one and let go): a new table of the
+            // rows still held costs fewer hashes than removing the others key by key. The
+            // old table, freed, frees the unheld rows; nothing else holds them, so none
+            // can be seen current again.
+            var held: [StoreKey: StoreRow] = [:]
+            held.reserveCapacity(Swift.max(Self.minimumSweepCount, 2 * (rows.count - unheldCount)))
+            for (position, entry) in rows.enumerated() where !isUnheld[position] { held[entry.key] = entry.value }
+            rows = held
+        } else {
+            var unheld: [StoreKey] = []
+            unheld.reserveCapacity(unheldCount)
+            for (position, key) in rows.keys.enumerated() where isUnheld[position] { unheld.append(key) }
+            for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
+        }
         // Amortized: the next sweep waits until the cache has doubled again.
         sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }
