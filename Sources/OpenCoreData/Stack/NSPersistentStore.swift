@@ -259,16 +259,26 @@ final class RowCache {
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {
-        // One hash for a key not cached yet (a save's new rows, a first fetch).
-        if let existing = rows.updateValue(row, forKey: row.key) {
-            if existing.version == row.version {
-                rows[row.key] = existing  // the same version: the cached row stays
-                return existing
+        // One hash whether the key is cached or not (a refetch finds most rows cached,
+        // a save's new rows and a first fetch find none): the entry is settled in place.
+        var cached = row
+        settle(&rows[row.key, default: row], with: row, cached: &cached)
+        return cached
+    }
+
+    /// Settles the entry `slot` of `row`'s key (which is `row` itself when the key was
+    /// not cached): a row of the same version already there stays, so that whoever holds
+    /// it still holds the cache's row; else `row` replaces it.
+    private func settle(_ slot: inout StoreRow, with row: StoreRow, cached: inout StoreRow) {
+        if slot !== row {
+            if slot.version == row.version {
+                cached = slot
+                return
             }
-            if existing.currentIn == identity { existing.currentIn = 0 }
+            if slot.currentIn == identity { slot.currentIn = 0 }
+            slot = row
         }
         row.currentIn = identity
-        return row
     }
 
     /// Drops every row nothing but the cache holds.

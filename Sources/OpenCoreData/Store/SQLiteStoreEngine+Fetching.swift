@@ -151,13 +151,17 @@ extension SQLiteStoreEngine {
         var stepTime: TimeInterval = 0
         var rows: [StoreRow] = []
         var current: StoreEntity?
+        // The rows' read time, taken once at the first row rather than once per row.
+        var firstReadAt: TimeInterval?
         while true {
             let stepStart = clock?.elapsed ?? 0
             guard try statement.step() else { break }
             if let clock { stepTime += clock.elapsed - stepStart }
             let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
             if current?.number != number { current = try storeEntity(number: number) }
-            rows.append(try decodeRow(statement, entity: current!, plan: plan))
+            let readAt = firstReadAt ?? ProcessInfo.processInfo.systemUptime
+            firstReadAt = readAt
+            rows.append(try decodeRow(statement, entity: current!, plan: plan, readAt: readAt))
         }
         if let clock {
             SQLDebugLog.connectionFetchTime(stepTime)
@@ -176,7 +180,7 @@ extension SQLiteStoreEngine {
     }
 
     /// The row at the statement's cursor, for its concrete `entity`.
-    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
+    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan, readAt: TimeInterval) throws -> StoreRow {
         let table = entity.entity.propertyTable
         let count = table.all.count
         // Every slot nil, then each selected attribute's value written in place: no
@@ -185,18 +189,19 @@ extension SQLiteStoreEngine {
             slots.initialize(repeating: nil)
             initialized = count
         }
+        let external = externalStorage
         try attributes.withUnsafeMutableBufferPointer { slots in
             let resultColumn = plan.resultColumn
             for mapped in entity.attributes {
                 let result = resultColumn[mapped.column]
                 guard result >= 0 else { continue }
-                slots[mapped.slot] = try RowCodec.read(statement, column: result, storage: mapped.storage, attribute: mapped.attribute, external: externalStorage)
+                slots[mapped.slot] = try RowCodec.read(statement, column: result, storage: mapped.storage, attribute: mapped.attribute, external: external)
             }
         }
         // A composite is the dictionary of its elements that are not NULL; nil when all are.
         for element in entity.compositeElements {
             let result = plan.resultColumn[element.column]
-            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: externalStorage) else { continue }
+            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: external) else { continue }
             attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
         }
         var toOne: [String: StoreKey] = [:]
@@ -211,6 +216,6 @@ extension SQLiteStoreEngine {
         }
         return StoreRow(
             key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
-            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne)
+            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne, timestamp: readAt)
     }
 }
