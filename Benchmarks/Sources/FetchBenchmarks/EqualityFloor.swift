@@ -29,7 +29,8 @@ import GRDBSQLite
 /// Level 3 is the least Core Data's API allows: objects with their values, uniqued.
 ///
 /// The last line is OpenCoreData's `context.fetch` of the same request, interleaved with
-/// the levels in the same process, so that the ratios are read off one run.
+/// the levels in the same process, so that the ratios are read off one run. Times are the
+/// thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), medians of the runs.
 enum EqualityFloor {
     static let levels = [
         "1. hand-written query: every column into a struct, in an array",
@@ -42,7 +43,7 @@ enum EqualityFloor {
     ]
 
     /// Times each level `repetitions` times (levels interleaved, after one warm-up run of
-    /// each) and prints a Markdown table of medians; `openCoreData` runs the library's fetch
+    /// each) and prints a Markdown table of CPU-time medians; `openCoreData` runs the library's fetch
     /// and returns its row count, after `reset` (untimed).
     static func run(storePath: String, category: String, repetitions: Int, reset: () -> Void,
                     openCoreData: () throws -> Int) throws {
@@ -72,16 +73,16 @@ enum EqualityFloor {
         for run in 0...repetitions {  // run 0 warms up
             for level in levels.indices {
                 if level + 1 > 6 { reset() }
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = threadCPUSeconds()
                 counts.insert(try runLevel(level + 1))
-                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let elapsed = threadCPUSeconds() - start
                 if run > 0 { seconds[level].append(elapsed) }
             }
         }
         guard counts.count == 1, let rows = counts.first else { fatalError("the levels disagree: row counts \(counts.sorted())") }
 
         let medians = seconds.map(median)
-        print("\(rows) rows per fetch; medians of \(repetitions) runs of each level, interleaved in one process; every level returned the same rows.")
+        print("\(rows) rows per fetch; medians of the thread's CPU time over \(repetitions) runs of each level, interleaved in one process; every level returned the same rows.")
         print("")
         print("| level | ms | µs per row | ÷ level 1 |")
         print("|---|---:|---:|---:|")
@@ -141,6 +142,13 @@ enum EqualityFloor {
             objects.append(object)
         }
         return objects.count
+    }
+
+    /// The CPU time of the calling thread: steadier than wall time on a shared machine.
+    private static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
