@@ -190,12 +190,18 @@ extension SQLiteStoreEngine {
             initialized = count
         }
         let external = externalStorage
+        let mappedAttributes = entity.attributes
         try attributes.withUnsafeMutableBufferPointer { slots in
             let resultColumn = plan.resultColumn
-            for mapped in entity.attributes {
-                let result = resultColumn[mapped.column]
+            // By index, reading the fields it needs: no retain of each attribute's
+            // description, which only transformables and external data need.
+            for index in mappedAttributes.indices {
+                let result = resultColumn[mappedAttributes[index].column]
                 guard result >= 0 else { continue }
-                slots[mapped.slot] = try RowCodec.read(statement, column: result, storage: mapped.storage, attribute: mapped.attribute, external: external)
+                let storage = mappedAttributes[index].storage
+                slots[mappedAttributes[index].slot] = storage.readsPlain
+                    ? RowCodec.readPlain(statement, column: result, storage: storage)
+                    : try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external)
             }
         }
         // A composite is the dictionary of its elements that are not NULL; nil when all are.
