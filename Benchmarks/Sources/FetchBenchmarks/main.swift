@@ -1,6 +1,7 @@
 // Fetches that run in SQLite, against the same queries written by hand on SQLite's C API.
 //
 //     swift run -c release --package-path Benchmarks fetch-benchmarks [rows] [repetitions]
+//     swift run -c release --package-path Benchmarks fetch-benchmarks --equality-floor [rows] [repetitions]
 //
 // One store of `rows` items (100,000 by default) is written once, then each query runs
 // `repetitions` times for each side, the two sides alternating, and the median times are
@@ -14,7 +15,9 @@ import OpenCoreData
 
 // MARK: Setup
 
-let arguments = CommandLine.arguments
+/// `--equality-floor`: only the indexed equality's floor (EqualityFloor.swift), then exit.
+let equalityFloor = CommandLine.arguments.contains("--equality-floor")
+let arguments = CommandLine.arguments.filter { $0 != "--equality-floor" }
 let rowCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let repetitions = arguments.count > 2 ? Int(arguments[2]) ?? 15 : 15
 
@@ -175,6 +178,13 @@ var results: [Result] = []
 // 1. An indexed equality: 1 % of the rows.
 let byCategory = NSFetchRequest<NSManagedObject>(entityName: "Item")
 byCategory.predicate = NSPredicate(format: "category == %@", "category-42")
+if equalityFloor {
+    // `context.reset()` before each fetch, untimed, as `compare` does.
+    try EqualityFloor.run(storePath: storeURL.path, category: "category-42", repetitions: repetitions,
+                          reset: { context.reset() }, openCoreData: { try context.fetch(byCategory).count })
+    try? FileManager.default.removeItem(at: directory)
+    exit(0)
+}
 let rawCategory = RawQuery("SELECT \(columns) FROM ZITEM WHERE ZCATEGORY = ? ORDER BY Z_PK")
 results.append(try compare("fetch `category == %@` (indexed)", openCoreData: { try context.fetch(byCategory).count },
                            raw: { rawCategory.rows { bindText($0, 1, "category-42") }.count }))

@@ -377,12 +377,22 @@ open class NSManagedObjectContext {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
             }
             let cached = store.rowCache.store(row)
-            // A new fault carries `objectID` itself, as Core Data's does, rather than a
-            // new ID made through the coordinator for the same row.
-            let object = registered ?? object(forPermanentID: objectID, key: key, store: store)
-            if object.state.isFault { object.state.heldRow = cached }
-            object.fulfillFaultIfNeeded()
-            return object
+            guard let registered else {
+                // A new fault carries `objectID` itself, as Core Data's does, rather than a
+                // new ID made through the coordinator for the same row; it fires from the row
+                // just read and cached, the row a fault firing now would find (unless stale).
+                let object = object(forPermanentID: objectID, key: key, store: store)
+                if object.state.isFault, object.state.fetchBatch == nil, !isStale(cached) {
+                    fire(object, with: cached)
+                } else {
+                    if object.state.isFault { object.state.heldRow = cached }
+                    object.fulfillFaultIfNeeded()
+                }
+                return object
+            }
+            if registered.state.isFault { registered.state.heldRow = cached }
+            registered.fulfillFaultIfNeeded()
+            return registered
         }
     }
 
@@ -599,6 +609,12 @@ open class NSManagedObjectContext {
             markInaccessible(object)
             return
         }
+        fire(object, with: row)
+    }
+
+    /// Turns the fault `object` into an object with the values of `row`, the cache's
+    /// current row for it.
+    private func fire(_ object: NSManagedObject, with row: StoreRow) {
         object.state.snapshot = row
         object.state.heldRow = nil
         object.state.values = row.attributes

@@ -259,16 +259,26 @@ final class RowCache {
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {
-        // One hash for a key not cached yet (a save's new rows, a first fetch).
-        if let existing = rows.updateValue(row, forKey: row.key) {
-            if existing.version == row.version {
-                rows[row.key] = existing  // the same version: the cached row stays
-                return existing
+        // One hash whether the key is cached or not (a refetch finds most rows cached,
+        // a save's new rows and a first fetch find none): the entry is settled in place.
+        var cached = row
+        settle(&rows[row.key, default: row], with: row, cached: &cached)
+        return cached
+    }
+
+    /// Settles the entry `slot` of `row`'s key (which is `row` itself when the key was
+    /// not cached): a row of the same version already there stays, so that whoever holds
+    /// it still holds the cache's row; else `row` replaces it.
+    private func settle(_ slot: inout StoreRow, with row: StoreRow, cached: inout StoreRow) {
+        if slot !== row {
+            if slot.version == row.version {
+                cached = slot
+                return
             }
-            if existing.currentIn == identity { existing.currentIn = 0 }
+            if slot.currentIn == identity { slot.currentIn = 0 }
+            slot = row
         }
         row.currentIn = identity
-        return row
     }
 
     /// Drops every row nothing but the cache holds.
@@ -285,13 +295,32 @@ final class RowCache {
     /// Runs with the lock held, so no one can take a row from the cache meanwhile; a holder
     /// elsewhere that lets go during the sweep only keeps its row until the next one.
     private func sweepLocked() {
-        var unheld: [StoreKey] = []
+        // Whether each entry, in the table's order, is held by nothing but the cache.
+        var isUnheld: [Bool] = []
+        isUnheld.reserveCapacity(rows.count)
+        var unheldCount = 0
         var index = rows.values.startIndex
         while index != rows.values.endIndex {
-            if isKnownUniquelyReferenced(&rows.values[index]) { unheld.append(rows.keys[index]) }
+            let unheld = isKnownUniquelyReferenced(&rows.values[index])
+            isUnheld.append(unheld)
+            if unheld { unheldCount += 1 }
             rows.values.formIndex(after: &index)
         }
-        for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
+        if unheldCount > rows.count / 2 {
+            // Most rows go (objects looked up one by one and let go): a new table of the
+            // rows still held costs fewer hashes than removing the others key by key. The
+            // old table, freed, frees the unheld rows; nothing else holds them, so none
+            // can be seen current again.
+            var held: [StoreKey: StoreRow] = [:]
+            held.reserveCapacity(Swift.max(Self.minimumSweepCount, 2 * (rows.count - unheldCount)))
+            for (position, entry) in rows.enumerated() where !isUnheld[position] { held[entry.key] = entry.value }
+            rows = held
+        } else {
+            var unheld: [StoreKey] = []
+            unheld.reserveCapacity(unheldCount)
+            for (position, key) in rows.keys.enumerated() where isUnheld[position] { unheld.append(key) }
+            for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
+        }
         // Amortized: the next sweep waits until the cache has doubled again.
         sweepCount = Swift.max(Self.minimumSweepCount, 2 * rows.count)
     }

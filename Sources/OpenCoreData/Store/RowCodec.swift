@@ -126,6 +126,22 @@ enum RowCodec {
         _ statement: SQLiteStatement, column index: Int32, storage: AttributeStorage,
         attribute: NSAttributeDescription, external: ExternalBinaryStorage
     ) throws -> Any? {
+        switch storage {
+        case .externalBinary:
+            if statement.storageClass(index) == .null { return nil }
+            return try statement.withBytes(index) { try external.data(fromColumn: $0) }
+        case .transformable:
+            if statement.storageClass(index) == .null { return nil }
+            return try TransformableStorage.value(from: statement.data(index), attribute: attribute)
+        default:
+            return readPlain(statement, column: index, storage: storage)
+        }
+    }
+
+    /// ``read(_:column:storage:attribute:external:)`` for a storage that needs neither its
+    /// attribute nor the external files (``AttributeStorage/readsPlain``): what a row's
+    /// decoding calls without touching the attribute's description. `nil` for NULL.
+    static func readPlain(_ statement: SQLiteStatement, column index: Int32, storage: AttributeStorage) -> Any? {
         let type = statement.storageClass(index)
         if type == .null { return nil }
         switch storage {
@@ -148,9 +164,10 @@ enum RowCodec {
                 }
                 return UUID(uuidString: String(decoding: bytes, as: UTF8.self))
             }
-        case .binary: return statement.data(index)
-        case .externalBinary: return try statement.withBytes(index) { try external.data(fromColumn: $0) }
-        case .transformable: return try TransformableStorage.value(from: statement.data(index), attribute: attribute)
+        case .binary, .externalBinary, .transformable:
+            // The column's bytes as stored; `read` turns those of external data and of
+            // transformables into their values, and callers go through it for them.
+            return statement.data(index)
         }
     }
 

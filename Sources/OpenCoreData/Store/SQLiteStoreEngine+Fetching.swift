@@ -151,13 +151,17 @@ extension SQLiteStoreEngine {
         var stepTime: TimeInterval = 0
         var rows: [StoreRow] = []
         var current: StoreEntity?
+        // The rows' read time, taken once at the first row rather than once per row.
+        var firstReadAt: TimeInterval?
         while true {
             let stepStart = clock?.elapsed ?? 0
             guard try statement.step() else { break }
             if let clock { stepTime += clock.elapsed - stepStart }
             let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
             if current?.number != number { current = try storeEntity(number: number) }
-            rows.append(try decodeRow(statement, entity: current!, plan: plan))
+            let readAt = firstReadAt ?? ProcessInfo.processInfo.systemUptime
+            firstReadAt = readAt
+            rows.append(try decodeRow(statement, entity: current!, plan: plan, readAt: readAt))
         }
         if let clock {
             SQLDebugLog.connectionFetchTime(stepTime)
@@ -176,18 +180,34 @@ extension SQLiteStoreEngine {
     }
 
     /// The row at the statement's cursor, for its concrete `entity`.
-    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan) throws -> StoreRow {
+    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan, readAt: TimeInterval) throws -> StoreRow {
         let table = entity.entity.propertyTable
-        var attributes = [Any?](repeating: nil, count: table.all.count)
-        for (column, attribute, storage, slot) in entity.attributes {
-            let result = plan.resultColumn[column]
-            guard result >= 0 else { continue }
-            attributes[slot] = try RowCodec.read(statement, column: result, storage: storage, attribute: attribute, external: externalStorage)
+        let count = table.all.count
+        // Every slot nil, then each selected attribute's value written in place: no
+        // per-element copy of a nil `Any?`, no uniqueness check per value.
+        var attributes = [Any?](unsafeUninitializedCapacity: count) { slots, initialized in
+            slots.initialize(repeating: nil)
+            initialized = count
+        }
+        let external = externalStorage
+        let mappedAttributes = entity.attributes
+        try attributes.withUnsafeMutableBufferPointer { slots in
+            let resultColumn = plan.resultColumn
+            // By index, reading the fields it needs: no retain of each attribute's
+            // description, which only transformables and external data need.
+            for index in mappedAttributes.indices {
+                let result = resultColumn[mappedAttributes[index].column]
+                guard result >= 0 else { continue }
+                let storage = mappedAttributes[index].storage
+                slots[mappedAttributes[index].slot] = storage.readsPlain
+                    ? RowCodec.readPlain(statement, column: result, storage: storage)
+                    : try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external)
+            }
         }
         // A composite is the dictionary of its elements that are not NULL; nil when all are.
         for element in entity.compositeElements {
             let result = plan.resultColumn[element.column]
-            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: externalStorage) else { continue }
+            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: external) else { continue }
             attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
         }
         var toOne: [String: StoreKey] = [:]
@@ -202,6 +222,6 @@ extension SQLiteStoreEngine {
         }
         return StoreRow(
             key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
-            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne)
+            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne, timestamp: readAt)
     }
 }

@@ -1,7 +1,10 @@
 import Foundation
 
 /// A SELECT over an entity table and where each table column lands in its result.
-struct SelectPlan {
+///
+/// A class: a plan is handed out at every statement (each look-up by ID), and a reference
+/// costs one retain where a struct of three strings and two collections cost five.
+final class SelectPlan {
     /// `SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME … FROM ZX t0`, without WHERE or ORDER BY.
     let selectSQL: String
     /// The SELECT of one row by primary key.
@@ -13,6 +16,15 @@ struct SelectPlan {
     /// Whether result column 0 holds Z_ENT (else every row is of `rootNumber`).
     let readsEntity: Bool
     let rootNumber: Int
+
+    init(selectSQL: String, byKeySQL: String, byKeysSQL: [Int: String], resultColumn: [Int32], readsEntity: Bool, rootNumber: Int) {
+        self.selectSQL = selectSQL
+        self.byKeySQL = byKeySQL
+        self.byKeysSQL = byKeysSQL
+        self.resultColumn = resultColumn
+        self.readsEntity = readsEntity
+        self.rootNumber = rootNumber
+    }
 
     /// IN-list lengths for fetching by keys: a few fixed sizes keep the statement cache
     /// small (a shorter list is padded by repeating a key).

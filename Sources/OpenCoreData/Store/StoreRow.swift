@@ -30,7 +30,7 @@ final class StoreRow {
     var toOne: [String: StoreKey]
     /// When the row was read from (or written to) the store, in seconds of system uptime:
     /// what a context's `stalenessInterval` is measured against.
-    let timestamp = ProcessInfo.processInfo.systemUptime
+    let timestamp: TimeInterval
     /// The ``RowCache/identity`` of the row cache whose current row for `key` this is, or
     /// 0: set and cleared by that cache under its lock, so that a fault holding this row
     /// can fire from it without looking its key up (``RowCache/currentRow(holding:for:)``).
@@ -39,7 +39,11 @@ final class StoreRow {
     /// never reused, so a row outliving its cache can never seem current in another.
     var currentIn: UInt64 = 0
 
-    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey]) {
+    /// A row read or written now, or at `timestamp` (a fetch reads the clock once for all
+    /// its rows).
+    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey],
+         timestamp: TimeInterval = ProcessInfo.processInfo.systemUptime) {
+        self.timestamp = timestamp
         self.key = key
         self.entity = entity
         self.version = version

@@ -102,6 +102,27 @@ final class RowCacheTests: CoreTestCase {
         XCTAssertEqual(inserted.count, count)
     }
 
+    /// A sweep that drops a few rows removes them one by one; one that drops most builds a
+    /// table of the held rows instead. Either way the held rows stay, current, and their
+    /// faults fire without SQL.
+    func testSweepsDroppingFewOrMostRowsKeepEveryHeldRow() throws {
+        try saveTrails(10)
+        for heldCount in [7, 2] {
+            let container = try openContainer()
+            let cache = rowCache(of: container)
+            var trails: [NSManagedObject]? = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+            let held = Array(trails!.prefix(heldCount))
+            trails = nil
+            cache.sweep()
+            XCTAssertEqual(cache.count, heldCount, "only the rows of the faults still held")
+            for trail in held {
+                let row = try XCTUnwrap(trail.objectID.storeKey.flatMap { cache.row(for: $0) })
+                XCTAssertEqual(row.currentIn, cache.identity, "a kept row is still the cache's current row")
+            }
+            assertFiresFromTheCacheAfterASweep(held, key: "name", in: container)
+        }
+    }
+
     // MARK: Every way a fault comes to be holds its row
 
     /// Sweeps, then reads `key` of every object: no SELECT may run.

@@ -10,6 +10,10 @@ enum AttributeStorage {
     case externalBinary
     case uuid, transformable
 
+    /// Whether a stored value reads back without its attribute's description or the
+    /// store's external files: every storage but external binary data and transformables.
+    var readsPlain: Bool { self != .externalBinary && self != .transformable }
+
     /// The storage for `attribute`, or `nil` when the attribute has no column.
     init?(_ attribute: NSAttributeDescription) {
         switch attribute.attributeType {
