@@ -16,7 +16,8 @@ let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
 // upserts Tally rows under object trump in each save;
 // "churn N" runs the multi-process history test's writer (ChurnWriter.swift);
 // "batch-block-predicate" runs a batch update SQL cannot express, which must raise;
-// "fetch-invalid-regex" fetches with MATCHES and an invalid pattern, which must raise.
+// "fetch-invalid-regex" fetches with MATCHES and an invalid pattern, which must raise;
+// "restless-will-save" saves an object whose willSave changes it every time, which must raise.
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
@@ -74,6 +75,17 @@ if mode == "batch-block-predicate" {
     exit(0)
 }
 
+if mode == "restless-will-save" {
+    // A willSave that changes its object on every call never lets the save settle: Core
+    // Data raises after 1,000 rounds, and so must this (the test reads standard error).
+    entity.managedObjectClassName = NSStringFromClass(RestlessEntry.self)
+    let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+    entry.setValue(Int64(0), forKey: "batch")
+    try context.save()
+    print("no exception")
+    exit(0)
+}
+
 if mode == "fetch-invalid-regex" {
     // Nothing stored, nothing matched: no exception. One row with a value: Foundation's.
     let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
@@ -109,4 +121,13 @@ while true {
     try context.save()
     print("saved \(next)")
     next += 1
+}
+
+
+/// An entry whose willSave changes its batch number every time it is called.
+final class RestlessEntry: NSManagedObject {
+    override func willSave() {
+        super.willSave()
+        setValue(((value(forKey: "batch") as? Int64) ?? 0) + 1, forKey: "batch")
+    }
 }

@@ -43,6 +43,7 @@ extension NSManagedObjectContext {
             forget(object)
         }
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
+        isSaving = false  // the save is done: its did-save observers may save again
         postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
         for object in insertedNow + updatedNow + deletedNow { object.didSave() }
     }

@@ -29,11 +29,15 @@ extension NSManagedObjectContext {
     ///   context keeps its changes after a failed save.
     public func save() throws {
         checkQueue()
+        if isSaving { throw recursiveSaveError() }
         guard hasChanges else { return }
+        isSaving = true
+        // Cleared before the did-save notification (where saving again is allowed), or here
+        // when the save fails.
+        defer { isSaving = false }
         processPendingChanges()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        for object in inserted.objects + updated.objects + deleted.objects { object.willSave() }
-        processPendingChanges()
+        callWillSaveUntilClean()
         try validatePendingChanges()
         if let parent {
             try save(into: parent)
@@ -48,6 +52,48 @@ extension NSManagedObjectContext {
         try HistoryOrigin.recording(for: self) { try plan.write() }
         advanceQueryGenerationIfPinned()
         finishSave(plan)
+    }
+
+    /// Calls ``NSManagedObject/willSave()`` on every object the save writes, then again on
+    /// the objects a round of calls changed, inserted or deleted, until a round changes
+    /// nothing: Apple's documentation of `willSave` says a change made there through the
+    /// accessors makes Core Data "invoke willSave again before saving", and that code that
+    /// keeps changing a value goes on "until your program crashes". Core Data gives up
+    /// after 1,000 rounds with an exception (decompiled `-[NSManagedObjectContext
+    /// _prepareForPushChanges:]`, iOS 26), as here.
+    private func callWillSaveUntilClean() {
+        var objects = inserted.objects + updated.objects + deleted.objects
+        var called = Set<ObjectIdentifier>()  // filled only once a round changed something (rare)
+        for round in 1... {
+            for object in objects { object.willSave() }
+            guard !event.isEmpty else { return }
+            if round == 1 { called = Set(objects.map(ObjectIdentifier.init)) }
+            // Next: the objects the round changed, inserted or deleted, and any other the
+            // save now writes (a deletion's cascade, which processPendingChanges applies).
+            var next = (event.inserted.objects + event.updated.objects + event.deleted.objects)
+            processPendingChanges()
+            next += (inserted.objects + updated.objects + deleted.objects).filter { !called.contains(ObjectIdentifier($0)) }
+            var seen = Set<ObjectIdentifier>()
+            objects = next.filter { object in
+                (object.state.isInserted || object.state.isUpdated || object.state.isDeleted)
+                    && seen.insert(ObjectIdentifier(object)).inserted
+            }
+            for object in objects { called.insert(ObjectIdentifier(object)) }
+            if round == 1000 {
+                raiseCoreDataException(.internalInconsistency, "Failed to process pending changes before save.  The context is still dirty after 1000 attempts.  Typically this recursive dirtying is caused by a bad validation method, -willSave, or notification handler.")
+            }
+        }
+    }
+
+    /// Core Data's error for `save()` called while the same context is saving (from
+    /// `willSave()`, a validation method or the will-save notification): code 132001, with
+    /// the message and the call stack in `userInfo` (decompiled `-[NSManagedObjectContext
+    /// save:]`, iOS 26). Nothing is saved by the inner call; the outer save goes on.
+    private func recursiveSaveError() -> NSError {
+        NSError(domain: NSCocoaErrorDomain, code: 132001, userInfo: [
+            "message": "attempt to recursively call -save: on the context aborted",
+            "stack trace": Thread.callStackSymbols,
+        ])
     }
 
     /// Gives the objects permanent IDs now, before they are saved.
@@ -147,6 +193,7 @@ extension NSManagedObjectContext {
 
     /// Brings objects, registry, row caches and observers up to date after a successful write.
     private func finishSave(_ plan: SavePlan) {
+        isSaving = false  // the save is written: its did-save observers may save again
         let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
         reserveRegistryCapacity(insertedNow.count)
         // Every written object with a temporary ID is in the context's table of temporary

@@ -87,6 +87,9 @@ open class NSManagedObjectContext {
     /// Deleted objects that were never saved, waiting for their delete rules.
     var unsavedDeletions = ObjectList()
     private var isProcessingUnsavedDeletions = false
+    /// True from the start of ``save()`` until its did-save notification: a `save()` in
+    /// between is refused (see `recursiveSaveError`).
+    var isSaving = false
     /// The changes made since the last ``processPendingChanges()``: what the next
     /// objects-did-change notification reports and the next undo group reverts.
     var event = ChangeEvent()

@@ -24,6 +24,28 @@ final class StampedTrail: NSManagedObject {
     }
 }
 
+/// A Trail class whose willSave keeps a derived, persistent value up to date through the
+/// accessors (checking first, as Apple's documentation of willSave advises), and counts
+/// its calls.
+final class MeasuredTrail: NSManagedObject {
+    static var willSaveCalls = 0
+    override func willSave() {
+        super.willSave()
+        MeasuredTrail.willSaveCalls += 1
+        let length = Int32((value(forKey: "name") as? String)?.count ?? 0)
+        if value(forKey: "elevation") as? Int32 != length { setValue(length, forKey: "elevation") }
+    }
+}
+
+/// A Trail class whose willSave saves its context again.
+final class ResavingTrail: NSManagedObject {
+    static var innerError: NSError?
+    override func willSave() {
+        super.willSave()
+        do { try managedObjectContext?.save() } catch { ResavingTrail.innerError = error as NSError }
+    }
+}
+
 /// Object lifecycle hooks, the context's registry, and save notifications.
 final class LifecycleTests: CoreTestCase {
     override func setUpWithError() throws {
@@ -61,6 +83,79 @@ final class LifecycleTests: CoreTestCase {
         let reader = try openContainer()
         let names = try reader.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail")).map { $0.value(forKey: "name") as? String }
         XCTAssertEqual(names, ["Stamped in willSave"])
+    }
+
+    /// A change made in willSave through the accessors makes the save call willSave again
+    /// (Apple's documentation of `willSave()`: Core Data will "invoke willSave again before
+    /// saving"); a round that changes nothing ends it.
+    func testAChangeInWillSaveCallsWillSaveAgain() throws {
+        model.entitiesByName["Trail"]!.managedObjectClassName = NSStringFromClass(MeasuredTrail.self)
+        MeasuredTrail.willSaveCalls = 0
+        let container = try openContainer()
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+        trail.setValue("Milford Track", forKey: "name")
+        try container.viewContext.save()
+        XCTAssertEqual(MeasuredTrail.willSaveCalls, 2, "once, and once more after its change")
+        XCTAssertEqual(trail.value(forKey: "elevation") as? Int32, 13)
+        XCTAssertFalse(container.viewContext.hasChanges, "the change made in willSave was saved")
+        MeasuredTrail.willSaveCalls = 0
+        trail.setValue(4.0, forKey: "rating")
+        try container.viewContext.save()
+        XCTAssertEqual(MeasuredTrail.willSaveCalls, 1, "nothing to change: one call")
+    }
+
+    /// Changing a value in every willSave never settles: Core Data raises after 1,000
+    /// rounds (decompiled -[NSManagedObjectContext _prepareForPushChanges:], iOS 26).
+    /// Raising stops the process, as on Apple platforms, so a child process runs it.
+    func testWillSaveThatAlwaysChangesStopsTheProgramAfterAThousandRounds() throws {
+        let process = Process()
+        process.executableURL = try CrashTests.writerExecutable()
+        process.arguments = [directory.appendingPathComponent("Restless.sqlite").path, "restless-will-save"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: "
+            + "'Failed to process pending changes before save.  The context is still dirty after 1000 attempts.  Typically this "
+            + "recursive dirtying is caused by a bad validation method, -willSave, or notification handler.'"), text)
+    }
+
+    /// save() inside the same context's save fails with Core Data's 132001 and saves
+    /// nothing itself; the outer save goes on (decompiled -[NSManagedObjectContext save:]).
+    func testSavingFromWillSaveIsRefused() throws {
+        model.entitiesByName["Trail"]!.managedObjectClassName = NSStringFromClass(ResavingTrail.self)
+        ResavingTrail.innerError = nil
+        let container = try openContainer()
+        NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext).setValue("Twice", forKey: "name")
+        try container.viewContext.save()
+        XCTAssertEqual(ResavingTrail.innerError?.code, 132001)
+        XCTAssertEqual(ResavingTrail.innerError?.userInfo["message"] as? String, "attempt to recursively call -save: on the context aborted")
+        XCTAssertNotNil(ResavingTrail.innerError?.userInfo["stack trace"])
+        XCTAssertFalse(container.viewContext.hasChanges)
+        XCTAssertEqual(try openContainer().viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 1)
+    }
+
+    /// The did-save notification comes after the save: saving again from it is allowed.
+    func testSavingFromTheDidSaveNotificationIsAllowed() throws {
+        let container = try openContainer()
+        let context = container.viewContext
+        var innerSaveFailed = false
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { _ in
+            guard context.insertedObjects.isEmpty else { return }
+            if (try? context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail"))) == 1 {
+                NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context).setValue("Follow-up", forKey: "name")
+                do { try context.save() } catch { innerSaveFailed = true }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context).setValue("First", forKey: "name")
+        try context.save()
+        XCTAssertFalse(innerSaveFailed)
+        XCTAssertEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Trail")), 2)
     }
 
     func testDidSaveNotificationListsTheSavedObjects() throws {
