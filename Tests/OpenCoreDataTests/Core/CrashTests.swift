@@ -211,6 +211,24 @@ final class CrashTests: XCTestCase {
     }
 
     /// The CrashTestWriter executable built beside the test bundle.
+    /// What a run of the writer in `mode` left: its standard output and error, and how
+    /// it ended. For library code that raises (which stops the process, as on Apple
+    /// platforms, so a child process runs it).
+    static func runWriter(store: URL, mode: String) throws -> (output: String, errors: String, reason: Process.TerminationReason, status: Int32) {
+        let process = Process()
+        process.executableURL = try writerExecutable()
+        process.arguments = [store.path, mode]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let errors = Pipe(), output = Pipe()
+        process.standardError = errors
+        process.standardOutput = output
+        try process.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (outputText, errorText, process.terminationReason, process.terminationStatus)
+    }
+
     static func writerExecutable() throws -> URL {
         // On Linux the test process is the .xctest executable itself, in the build directory.
         let places = [

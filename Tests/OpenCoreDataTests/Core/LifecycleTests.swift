@@ -108,17 +108,10 @@ final class LifecycleTests: CoreTestCase {
     /// rounds (decompiled -[NSManagedObjectContext _prepareForPushChanges:], iOS 26).
     /// Raising stops the process, as on Apple platforms, so a child process runs it.
     func testWillSaveThatAlwaysChangesStopsTheProgramAfterAThousandRounds() throws {
-        let process = Process()
-        process.executableURL = try CrashTests.writerExecutable()
-        process.arguments = [directory.appendingPathComponent("Restless.sqlite").path, "restless-will-save"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Restless.sqlite"), mode: "restless-will-save")
+        let text = run.errors
+        XCTAssertEqual(run.reason, .uncaughtSignal)
+        XCTAssertEqual(run.status, SIGABRT)
         XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: "
             + "'Failed to process pending changes before save.  The context is still dirty after 1000 attempts.  Typically this "
             + "recursive dirtying is caused by a bad validation method, -willSave, or notification handler.'"), text)

@@ -10,21 +10,11 @@ import XCTest
 final class InvalidPatternFetchTests: FetchTestCase {
     func testAFetchRaisesWhenTheFirstValueIsMatched() throws {
         // Raising stops the process, as on Apple platforms, so a child process runs it.
-        let process = Process()
-        process.executableURL = try CrashTests.writerExecutable()
-        process.arguments = [directory.appendingPathComponent("Regex.sqlite").path, "fetch-invalid-regex"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let errors = Pipe()
-        let output = Pipe()
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(printed, "empty store: 0\n")
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
-        XCTAssertEqual(process.terminationStatus, SIGABRT)
+        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Regex.sqlite"), mode: "fetch-invalid-regex")
+        let text = run.errors
+        XCTAssertEqual(run.output, "empty store: 0\n")
+        XCTAssertEqual(run.reason, .uncaughtSignal)
+        XCTAssertEqual(run.status, SIGABRT)
         XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', "
             + "reason: 'Can't do regex matching, reason: Can't open pattern (string abc, pattern (, case 1, canon 0)'"), text)
     }

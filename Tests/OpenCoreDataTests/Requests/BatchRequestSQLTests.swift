@@ -156,18 +156,10 @@ final class BatchRequestSQLTests: RequestTestCase {
         // Raising stops the process, as on Apple platforms, so a child process runs it. A
         // block predicate meets the where-clause generation fetches use, so the reason is
         // the one a fetch raises for it.
-        let process = Process()
-        process.executableURL = try CrashTests.writerExecutable()
-        process.arguments = [storeURL("Raise.sqlite").path, "batch-block-predicate"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
-        XCTAssertEqual(process.terminationStatus, SIGABRT)
+        let run = try CrashTests.runWriter(store: storeURL("Raise.sqlite"), mode: "batch-block-predicate")
+        let text = run.errors
+        XCTAssertEqual(run.reason, .uncaughtSignal)
+        XCTAssertEqual(run.status, SIGABRT)
         XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', "
             + "reason: 'Unknown predicate type for predicate: BLOCKPREDICATE(0x"), text)
     }
