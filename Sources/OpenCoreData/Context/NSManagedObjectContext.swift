@@ -124,7 +124,12 @@ open class NSManagedObjectContext {
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
+    /// What the context's objects and observations hold instead of a weak reference to it
+    /// (so that retaining and releasing the context stays on the runtime's fast path).
+    let handle = TargetHandle<NSManagedObjectContext>()
+
     deinit {
+        handle.clear()
         undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
         coordinatorObservation.map(NotificationCenter.default.removeObserver)
         automaticMergeObservation.map(NotificationCenter.default.removeObserver)
@@ -150,6 +155,7 @@ open class NSManagedObjectContext {
         } else {
             self.queue = nil
         }
+        handle.attach(self)
     }
 
     // MARK: Concurrency

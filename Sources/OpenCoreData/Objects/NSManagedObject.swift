@@ -22,8 +22,17 @@ extension NSManagedObjectID: NSFetchRequestResult {}
 open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The entity the object is an instance of.
     public let entity: NSEntityDescription
-    /// The context the object lives in; `nil` once it is deleted and saved, or before it is inserted.
-    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    /// The context the object lives in; `nil` once it is deleted and saved, or before it is
+    /// inserted, and once the context is gone.
+    ///
+    /// Not retained, as in Core Data (an `assign` property there): held through the
+    /// context's ``TargetHandle``, not weakly, so the context has no side table.
+    public internal(set) var managedObjectContext: NSManagedObjectContext? {
+        get { contextHandle?.target }
+        set { contextHandle = newValue?.handle }
+    }
+    /// The handle of the context the object lives in.
+    var contextHandle: TargetHandle<NSManagedObjectContext>?
     /// The object's identity: temporary until the object is saved, then permanent.
     public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
