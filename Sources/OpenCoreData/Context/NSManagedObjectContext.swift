@@ -78,10 +78,15 @@ open class NSManagedObjectContext {
     /// Objects with a permanent ID, not owned, as Core Data holds them: an unchanged object
     /// the program no longer references leaves the context.
     private let permanentObjects = ObjectRegistry()
-    /// Inserted objects with a temporary ID, by that ID.
-    private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
+    /// Inserted objects with a temporary ID, by that ID (not checked for overlapping
+    /// access at run time, as ``inserted``).
+    @exclusivity(unchecked) private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
     /// Changed objects, strongly held until saved or rolled back, in the order they changed.
-    var inserted = ObjectList(), updated = ObjectList(), deleted = ObjectList()
+    /// Not checked for overlapping access at run time (each object changed or inserted
+    /// appends to one); only the context's queue touches them.
+    @exclusivity(unchecked) var inserted = ObjectList()
+    @exclusivity(unchecked) var updated = ObjectList()
+    @exclusivity(unchecked) var deleted = ObjectList()
     /// Deleted objects whose delete rules have not run yet.
     var deletionsToProcess = ObjectList()
     /// Deleted objects that were never saved, waiting for their delete rules.
@@ -89,7 +94,7 @@ open class NSManagedObjectContext {
     private var isProcessingUnsavedDeletions = false
     /// The changes made since the last ``processPendingChanges()``: what the next
     /// objects-did-change notification reports and the next undo group reverts.
-    var event = ChangeEvent()
+    @exclusivity(unchecked) var event = ChangeEvent()
     /// Counts processed events; an object's per-event record is current when its
     /// `eventNumber` equals this.
     var eventNumber = 0

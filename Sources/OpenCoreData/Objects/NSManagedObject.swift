@@ -36,7 +36,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The object's identity: temporary until the object is saved, then permanent.
     public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
-    var state: ManagedObjectState
+    ///
+    /// Not checked for overlapping access at run time: every value set and read goes through
+    /// it, and the checks (a thread-local access set per mutation) were a tenth of the
+    /// CPU time of inserting 100,000 objects. Only the owning context's queue touches it.
+    @exclusivity(unchecked) var state: ManagedObjectState
     /// The context registry entry that names this object, removed as the object is freed.
     var registration: Registration?
 
