@@ -717,8 +717,13 @@ struct ObjectList {
     }
 
     mutating func append(_ object: NSManagedObject) {
-        guard positions[ObjectIdentifier(object)] == nil else { return }
-        positions[ObjectIdentifier(object)] = slots.count
+        // One hash look-up for a new object (the usual case: every object a save or a
+        // change event lists is appended once), instead of a test and then an insertion.
+        let id = ObjectIdentifier(object)
+        if let known = positions.updateValue(slots.count, forKey: id) {
+            positions[id] = known
+            return
+        }
         slots.append(object)
     }
 
