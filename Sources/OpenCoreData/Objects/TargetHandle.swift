@@ -43,11 +43,6 @@ final class TargetHandle<Target: AnyObject> {
         return Unmanaged<Target>.fromOpaque(pointer).takeRetainedValue()
     }
 
-    /// Whether the handle is `target`'s, without retaining anything.
-    func refers(to target: Target) -> Bool {
-        ocd_loadPointer(slot) == Unmanaged.passUnretained(target).toOpaque()
-    }
-
     /// Called by the target's deinit: from then on the handle reads nil.
     func clear() { ocd_storePointer(slot, nil) }
 }

@@ -33,6 +33,30 @@ final class SideTableTests: CoreTestCase {
         XCTAssertFalse(hasSideTable(container.persistentStoreCoordinator), "coordinator")
         XCTAssertFalse(hasSideTable(trail.entity), "entity")
     }
+
+    /// What the handles replace still reads nil once its target is gone, as the weak
+    /// references did: an object's context, an ID's store, a store's coordinator.
+    func testReferencesReadNilOnceTheirTargetIsGone() throws {
+        var object: NSManagedObject?
+        var id: NSManagedObjectID?
+        var store: NSPersistentStore?
+        try {
+            let container = try openContainer()
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+            trail.setValue("Laugavegur", forKey: "name")
+            try container.viewContext.save()
+            XCTAssertTrue(trail.managedObjectContext === container.viewContext)
+            XCTAssertNotNil(trail.objectID.persistentStore)
+            object = trail
+            id = trail.objectID
+            store = container.persistentStoreCoordinator.persistentStores.first
+        }()
+        XCTAssertNil(object?.managedObjectContext, "the context is gone")
+        XCTAssertNil(store?.persistentStoreCoordinator, "the coordinator is gone")
+        store = nil
+        XCTAssertNil(id?.persistentStore, "the store is gone")
+        XCTAssertEqual(object?.entity.properties.first?.entity === object?.entity, true)
+    }
 }
 
 /// Whether the Swift runtime gave `object` a side table. Reads the reference-count word that
