@@ -8,8 +8,8 @@ extension NSManagedObjectContext {
         guard automaticallyMergesChangesFromParent else { return }
         automaticMergeObservation = NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextDidSave, object: nil, queue: nil
-        ) { [weak self] notification in
-            guard let self, let saver = notification.object as? NSManagedObjectContext, self.mergesSaves(of: saver) else { return }
+        ) { [handle] notification in
+            guard let self = handle.target, let saver = notification.object as? NSManagedObjectContext, self.mergesSaves(of: saver) else { return }
             // The notification arrives on the saver's queue; the merge runs on ours.
             let userInfo = notification.userInfo ?? [:]
             let ids = Self.objectIDs(in: userInfo)

@@ -115,8 +115,8 @@ extension NSManagedObjectContext {
     private func scheduleEndOfEvent() {
         guard concurrencyType == .mainQueueConcurrencyType, !isEndOfEventScheduled else { return }
         isEndOfEventScheduled = true
-        DispatchQueue.main.async { [weak self] in
-            guard let self else { return }
+        DispatchQueue.main.async { [handle] in
+            guard let self = handle.target else { return }
             self.isEndOfEventScheduled = false
             self.processPendingChanges()
         }

@@ -10,8 +10,8 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return }
         coordinatorObservation = NotificationCenter.default.addObserver(
             forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil
-        ) { [weak self] notification in
-            guard let self, let removed = notification.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore], !removed.isEmpty
+        ) { [handle] notification in
+            guard let self = handle.target, let removed = notification.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore], !removed.isEmpty
             else { return }
             self.performAndWait { self.invalidateObjects(of: removed) }
         }

@@ -19,8 +19,8 @@ extension NSManagedObjectContext {
         guard let undoManager else { return }
         undoCheckpointObservation = NotificationCenter.default.addObserver(
             forName: .NSUndoManagerCheckpoint, object: undoManager, queue: nil
-        ) { [weak self] _ in
-            self?.processPendingChanges()
+        ) { [handle] _ in
+            handle.target?.processPendingChanges()
         }
     }
 

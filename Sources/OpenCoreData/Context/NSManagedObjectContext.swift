@@ -78,10 +78,15 @@ open class NSManagedObjectContext {
     /// Objects with a permanent ID, not owned, as Core Data holds them: an unchanged object
     /// the program no longer references leaves the context.
     private let permanentObjects = ObjectRegistry()
-    /// Inserted objects with a temporary ID, by that ID.
-    private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
+    /// Inserted objects with a temporary ID, by that ID (not checked for overlapping
+    /// access at run time, as ``inserted``).
+    @exclusivity(unchecked) private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
     /// Changed objects, strongly held until saved or rolled back, in the order they changed.
-    var inserted = ObjectList(), updated = ObjectList(), deleted = ObjectList()
+    /// Not checked for overlapping access at run time (each object changed or inserted
+    /// appends to one); only the context's queue touches them.
+    @exclusivity(unchecked) var inserted = ObjectList()
+    @exclusivity(unchecked) var updated = ObjectList()
+    @exclusivity(unchecked) var deleted = ObjectList()
     /// Deleted objects whose delete rules have not run yet.
     var deletionsToProcess = ObjectList()
     /// Deleted objects that were never saved, waiting for their delete rules.
@@ -92,7 +97,7 @@ open class NSManagedObjectContext {
     var isSaving = false
     /// The changes made since the last ``processPendingChanges()``: what the next
     /// objects-did-change notification reports and the next undo group reverts.
-    var event = ChangeEvent()
+    @exclusivity(unchecked) var event = ChangeEvent()
     /// Counts processed events; an object's per-event record is current when its
     /// `eventNumber` equals this.
     var eventNumber = 0
@@ -127,7 +132,12 @@ open class NSManagedObjectContext {
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
+    /// What the context's objects and observations hold instead of a weak reference to it
+    /// (so that retaining and releasing the context stays on the runtime's fast path).
+    let handle = TargetHandle<NSManagedObjectContext>()
+
     deinit {
+        handle.clear()
         undoCheckpointObservation.map(NotificationCenter.default.removeObserver)
         coordinatorObservation.map(NotificationCenter.default.removeObserver)
         automaticMergeObservation.map(NotificationCenter.default.removeObserver)
@@ -153,6 +163,7 @@ open class NSManagedObjectContext {
         } else {
             self.queue = nil
         }
+        handle.attach(self)
     }
 
     // MARK: Concurrency
@@ -730,8 +741,13 @@ struct ObjectList {
     }
 
     mutating func append(_ object: NSManagedObject) {
-        guard positions[ObjectIdentifier(object)] == nil else { return }
-        positions[ObjectIdentifier(object)] = slots.count
+        // One hash look-up for a new object (the usual case: every object a save or a
+        // change event lists is appended once), instead of a test and then an insertion.
+        let id = ObjectIdentifier(object)
+        if let known = positions.updateValue(slots.count, forKey: id) {
+            positions[id] = known
+            return
+        }
         slots.append(object)
     }
 

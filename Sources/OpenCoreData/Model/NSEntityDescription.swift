@@ -41,7 +41,16 @@ open class NSEntityDescription: CustomStringConvertible {
     /// The model that owns the entity; set when the entity is added to a model.
     public internal(set) weak var managedObjectModel: NSManagedObjectModel!
     /// The parent entity, set when this entity is listed in another's `subentities`.
-    public private(set) weak var superentity: NSEntityDescription?
+    public private(set) var superentity: NSEntityDescription? {
+        get { superentityHandle?.target }
+        set { superentityHandle = newValue?.handle }
+    }
+    private var superentityHandle: TargetHandle<NSEntityDescription>?
+    /// What the entity's properties, indexes and subentities, and relationships to it, hold
+    /// instead of a weak reference to it: every managed object and object ID retains its
+    /// entity, and a weakly referenced entity would make each of those retains slow
+    /// (``TargetHandle``).
+    let handle = TargetHandle<NSEntityDescription>()
 
     private var ownProperties: [NSPropertyDescription] = []
     /// Lookup tables built once the model is frozen; see ``propertyTable``.
@@ -49,7 +58,9 @@ open class NSEntityDescription: CustomStringConvertible {
     private var ownSubentities: [NSEntityDescription] = []
 
     /// Creates an entity with no name and no properties; add it to a model before use.
-    public init() {}
+    public init() { handle.attach(self) }
+
+    deinit { handle.clear() }
 
     /// This entity's own properties and those it inherits, parents' first.
     public var properties: [NSPropertyDescription] {
@@ -167,7 +178,11 @@ public final class NSFetchIndexDescription {
     /// The indexed properties, in the order the index sorts them.
     public var elements: [NSFetchIndexElementDescription]
     /// Set by the entity when the index is added to it.
-    public internal(set) weak var entity: NSEntityDescription?
+    public internal(set) var entity: NSEntityDescription? {
+        get { entityHandle?.target }
+        set { entityHandle = newValue?.handle }
+    }
+    private var entityHandle: TargetHandle<NSEntityDescription>?
     /// The source of a partial index's `WHERE` clause, as written in the model.
     var partialIndexPredicateFormat: String?
 

@@ -10,7 +10,13 @@ open class NSPropertyDescription: CustomStringConvertible {
         didSet { entity?.propertyListChanged() }
     }
     /// The entity the property belongs to; set when the property is added to an entity.
-    public internal(set) weak var entity: NSEntityDescription!
+    /// Not retained (the entity owns its properties).
+    public internal(set) var entity: NSEntityDescription! {
+        get { entityHandle?.target }
+        set { entityHandle = newValue?.handle }
+    }
+    /// The entity's handle, held instead of a weak reference (``TargetHandle``).
+    private var entityHandle: TargetHandle<NSEntityDescription>?
     /// Whether the property may be `nil` when an object is saved. Defaults to `true`.
     public var isOptional: Bool = true
     /// Whether the property is kept in memory only and never written to the store.

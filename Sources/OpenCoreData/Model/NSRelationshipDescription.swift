@@ -15,8 +15,13 @@ public enum NSDeleteRule: UInt, Sendable {
 
 /// A relationship from one entity to another.
 open class NSRelationshipDescription: NSPropertyDescription {
-    /// The entity at the other end.
-    public weak var destinationEntity: NSEntityDescription?
+    /// The entity at the other end; not retained (the model owns its entities).
+    public var destinationEntity: NSEntityDescription? {
+        get { destinationHandle?.target }
+        set { destinationHandle = newValue?.handle }
+    }
+    /// The destination's handle, held instead of a weak reference (``TargetHandle``).
+    private var destinationHandle: TargetHandle<NSEntityDescription>?
     /// The relationship that leads back. Core Data keeps both sides in step.
     public weak var inverseRelationship: NSRelationshipDescription?
     /// The fewest objects a to-many relationship may hold at save.

@@ -19,7 +19,10 @@ enum ManagedObjectClasses {
     private static var entitiesByClass: [ObjectIdentifier: CachedEntity] = [:]
     private struct CachedEntity {
         weak var model: NSManagedObjectModel?
-        weak var entity: NSEntityDescription?
+        /// A handle rather than a weak reference, which would slow every retain of the
+        /// entity (``TargetHandle``).
+        let entityHandle: TargetHandle<NSEntityDescription>?
+        var entity: NSEntityDescription? { entityHandle?.target }
     }
 
     /// The unqualified class name, e.g. `Trail` for `main.Trail`.
@@ -99,7 +102,7 @@ enum ManagedObjectClasses {
         }
         if !model.isEditable {
             lock.lock()
-            entitiesByClass[key] = CachedEntity(model: model, entity: found)
+            entitiesByClass[key] = CachedEntity(model: model, entityHandle: found?.handle)
             lock.unlock()
         }
         return found

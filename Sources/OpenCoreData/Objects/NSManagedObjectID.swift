@@ -13,8 +13,11 @@ import Foundation
 public final class NSManagedObjectID: NSObject {
     /// The entity of the object the ID identifies.
     public let entity: NSEntityDescription
-    /// The store that holds the object; `nil` while the ID is temporary.
-    public private(set) weak var persistentStore: NSPersistentStore?
+    /// The store that holds the object; `nil` while the ID is temporary, and once the store
+    /// is gone.
+    public var persistentStore: NSPersistentStore? { storeHandle?.target }
+    /// The store's handle, held instead of a weak reference (``TargetHandle``).
+    private let storeHandle: TargetHandle<NSPersistentStore>?
     /// The row the ID names; `nil` while it is temporary.
     let storeKey: StoreKey?
     /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI). Made the first time
@@ -48,7 +51,7 @@ public final class NSManagedObjectID: NSObject {
         self.entity = entity
         self.storeKey = nil
         self.storeIdentifier = nil
-        self.persistentStore = nil
+        self.storeHandle = nil
         self.creationSequence = Self.creationCounterLock.withLock {
             Self.creationCounter += 1
             return Self.creationCounter
@@ -60,7 +63,7 @@ public final class NSManagedObjectID: NSObject {
         self.entity = entity
         self.storeKey = key
         self.storeIdentifier = store.identifier
-        self.persistentStore = store
+        self.storeHandle = store.handle
         self.creationSequence = 0
     }
 

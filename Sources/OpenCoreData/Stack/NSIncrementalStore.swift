@@ -43,7 +43,7 @@ open class NSIncrementalStore: NSPersistentStore {
                          at url: URL, options: [AnyHashable: Any]? = nil) {
         let engine = IncrementalStoreEngine(model: root?.managedObjectModel)
         super.init(type: "", configurationName: name, url: url, options: options, engine: engine)
-        engine.store = self
+        engine.storeHandle = handle
         persistentStoreCoordinator = root
     }
 

@@ -38,8 +38,16 @@ open class NSPersistentStore {
     public let options: [AnyHashable: Any]?
     /// Whether saves to this store are refused.
     public var isReadOnly: Bool
-    /// The coordinator the store belongs to.
-    public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator the store belongs to; not retained (the coordinator owns its stores).
+    public internal(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { coordinatorHandle?.target }
+        set { coordinatorHandle = newValue?.handle }
+    }
+    /// The coordinator's handle, held instead of a weak reference (``TargetHandle``).
+    private var coordinatorHandle: TargetHandle<NSPersistentStoreCoordinator>?
+    /// What object IDs and the engine hold instead of a weak reference to the store, so
+    /// that retaining and releasing the store stays on the runtime's fast path.
+    let handle = TargetHandle<NSPersistentStore>()
 
     /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
     /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
@@ -91,7 +99,8 @@ open class NSPersistentStore {
         self.sqliteEngine = engine as? SQLiteStoreEngine
         self.isIncremental = engine is IncrementalStoreEngine
         self.storeIdentifier = engine.identifier
-        sqliteEngine?.persistentStore = self
+        handle.attach(self)
+        sqliteEngine?.storeHandle = handle
         sqliteEngine?.watchRemoteChanges()
     }
 
@@ -166,6 +175,7 @@ open class NSPersistentStore {
     }
 
     deinit {
+        handle.clear()
         engine.close()
         if let atomicWorkingURL { try? FileManager.default.removeItem(at: atomicWorkingURL.deletingLastPathComponent()) }
     }

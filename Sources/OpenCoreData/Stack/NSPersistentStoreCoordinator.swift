@@ -19,7 +19,13 @@ open class NSPersistentStoreCoordinator {
     public init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         model.isEditable = false
+        handle.attach(self)
     }
+
+    /// What the coordinator's stores hold instead of a weak reference to it (``TargetHandle``).
+    let handle = TargetHandle<NSPersistentStoreCoordinator>()
+
+    deinit { handle.clear() }
 
     /// The stores added so far, in order.
     public var persistentStores: [NSPersistentStore] {

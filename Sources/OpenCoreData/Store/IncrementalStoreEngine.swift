@@ -25,7 +25,9 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
     }
 
     /// The store whose methods answer; set right after the store is made.
-    weak var store: NSIncrementalStore?
+    var store: NSIncrementalStore? { storeHandle?.target.map { unsafeDowncast($0, to: NSIncrementalStore.self) } }
+    /// The store's handle, held instead of a weak reference (``TargetHandle``).
+    var storeHandle: TargetHandle<NSPersistentStore>?
     private let entitiesByNumber: [Int: NSEntityDescription]
     private let numbersByEntity: [ObjectIdentifier: Int]
     private let lock = NSLock()

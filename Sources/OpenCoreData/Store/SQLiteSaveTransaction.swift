@@ -34,6 +34,10 @@ final class SQLiteSaveTransaction {
         var conflictInsert: (sql: String, statement: SQLiteStatement)?
         /// UPDATE statements by the positions (in `plan.slots`) of the columns they set.
         var updates: [[Int]: (slots: [WriteSlot], statement: SQLiteStatement)] = [:]
+        /// The last UPDATE used, with the changed slots it was chosen for: the rows of a
+        /// save usually change the same properties, and comparing two slot sets costs less
+        /// than finding the columns and hashing their positions for every row.
+        var lastUpdate: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)?
         var delete: SQLiteStatement?
         var versionedDelete: SQLiteStatement?
 
@@ -161,12 +165,19 @@ final class SQLiteSaveTransaction {
     func update(_ row: StoreRow, expectedVersion: Int64, changedSlots: SlotSet? = nil) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: row.key.entityNumber)
-        let plan = writer.plan
-        let (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
+        let update: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)
+        if let last = writer.lastUpdate, last.changedSlots == changedSlots {
+            update = last
+        } else {
+            let (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
+            update = (changedSlots, slots, statement, slots.contains(where: { $0.isExternal }))
+            writer.lastUpdate = update
+        }
+        let slots = update.slots, statement = update.statement
         var previous: [String: Data] = [:]
-        if slots.contains(where: { $0.isExternal }) {
+        if update.writesExternal {
             // The current column bytes: the files they name are reused or removed at commit.
-            guard let stored = try externalColumns(of: writer.mapped, plan: plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
+            guard let stored = try externalColumns(of: writer.mapped, plan: writer.plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
             let written = Set(slots.filter(\.isExternal).map(\.column))
             previous = stored.filter { written.contains($0.key) }
         }

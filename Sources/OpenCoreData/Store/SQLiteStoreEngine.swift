@@ -43,7 +43,9 @@ final class SQLiteStoreEngine {
     /// Whether to post `NSPersistentStoreRemoteChange` after each save.
     var postsRemoteChanges = false
     /// The store this engine serves, for the notifications it posts.
-    weak var persistentStore: NSPersistentStore?
+    var persistentStore: NSPersistentStore? { storeHandle?.target }
+    /// The store's handle, held instead of a weak reference (``TargetHandle``).
+    var storeHandle: TargetHandle<NSPersistentStore>?
     /// Polls for commits of other connections and processes (see `watchRemoteChanges()`).
     var remoteChangeWatcher: DispatchSourceTimer?
 
