@@ -7,14 +7,20 @@
 /// it; OpenCoreData's ObjectRegistry uses it to look up objects it does not own.
 void *_Nullable swift_tryRetain(void *_Nonnull object);
 
-/// An atomic load and store of one pointer, for TargetHandle (a reference that reads
-/// `nil` once its target is freed): the target's deinit clears it, possibly on another thread
-/// than the one reading it. Acquire and release, so the reader sees a cleared pointer as such.
-static inline void *_Nullable ocd_loadPointer(void *_Nullable const *_Nonnull slot) {
-    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+#include <sched.h>
+
+/// A lock of one int, for TargetHandle (a reference that reads `nil` once its target is
+/// freed). A reader holds it while it takes a strong reference to the target, and the
+/// target's deinit holds it while it clears the handle, possibly on another thread: so a
+/// reader never touches a target whose memory is being freed. Held for a few instructions,
+/// so waiting spins (yielding the processor).
+static inline void ocd_lock(int *_Nonnull lock) {
+    while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) { sched_yield(); }
+    }
 }
-static inline void ocd_storePointer(void *_Nullable *_Nonnull slot, void *_Nullable value) {
-    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+static inline void ocd_unlock(int *_Nonnull lock) {
+    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 }
 
 #endif

@@ -11,16 +11,20 @@
 /// The target makes one handle, keeps it, and calls ``clear()`` in its deinit; whoever would
 /// have held the target weakly holds the handle strongly instead. Reading takes a strong
 /// reference only while the runtime can still take one (``swift_tryRetain``), which fails
-/// once the target has begun to be freed.
+/// once the target has begun to be freed; a small lock, held by the reader around that and
+/// by ``clear()``, keeps the target's memory from being freed in between (a weak
+/// reference's side table does that job for `weak`).
 final class TargetHandle<Target: AnyObject> {
-    /// The unretained target, nil once cleared; one allocated slot so that it can be read
-    /// and written atomically.
+    /// The unretained target, nil once cleared; read and written under `lock`.
     private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let lock: UnsafeMutablePointer<Int32>
 
     /// A handle on `target`, which must call ``clear()`` on it in its deinit.
     init(_ target: Target) {
         slot = .allocate(capacity: 1)
         slot.initialize(to: Unmanaged.passUnretained(target).toOpaque())
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: 0)
     }
 
     /// A handle on nothing yet, for a target that makes its handle before its own
@@ -28,21 +32,37 @@ final class TargetHandle<Target: AnyObject> {
     init() {
         slot = .allocate(capacity: 1)
         slot.initialize(to: nil)
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: 0)
     }
 
     /// Points the handle at `target`, which must call ``clear()`` on it in its deinit.
     func attach(_ target: Target) {
-        ocd_storePointer(slot, Unmanaged.passUnretained(target).toOpaque())
+        ocd_lock(lock)
+        slot.pointee = Unmanaged.passUnretained(target).toOpaque()
+        ocd_unlock(lock)
     }
 
-    deinit { slot.deallocate() }
+    deinit {
+        slot.deallocate()
+        lock.deallocate()
+    }
 
     /// The target, or nil once it is gone.
     var target: Target? {
-        guard let pointer = ocd_loadPointer(slot), swift_tryRetain(pointer) != nil else { return nil }
+        ocd_lock(lock)
+        guard let pointer = slot.pointee, swift_tryRetain(pointer) != nil else {
+            ocd_unlock(lock)
+            return nil
+        }
+        ocd_unlock(lock)
         return Unmanaged<Target>.fromOpaque(pointer).takeRetainedValue()
     }
 
     /// Called by the target's deinit: from then on the handle reads nil.
-    func clear() { ocd_storePointer(slot, nil) }
+    func clear() {
+        ocd_lock(lock)
+        slot.pointee = nil
+        ocd_unlock(lock)
+    }
 }
