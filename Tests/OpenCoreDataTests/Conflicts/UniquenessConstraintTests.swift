@@ -228,7 +228,27 @@ final class UniquenessConstraintTests: ConflictTestCase {
         XCTAssertEqual(result.count, 1)
         XCTAssertEqual(result.stored.rating, 3)
         XCTAssertEqual(result.stored.hikes, ["first"], "rollback keeps none of the import's changes")
-        XCTAssertEqual(try count("Hike"), 2, "the imported hike is saved, without its duplicate trail")
+        // Core Data deletes the import with deleteObject: (`_rollbackResolveConstraintConflict:`),
+        // so its delete rules run: Trail.hikes cascades, and the import's new hike goes too.
+        XCTAssertEqual(try count("Hike"), 1, "the imported hike went with its deleted trail")
+    }
+
+    /// Two imports of one stored row in one save: the duplicates are settled among
+    /// themselves first (the first kept, taking what the second set), and the one kept
+    /// then meets the stored row: a nil the second import left does not erase the first's.
+    func testDuplicatesOfAStoredRowAreSettledAmongThemselvesFirst() throws {
+        let setup = newContext()
+        insertTrail("Ridge", rating: 3, lengthKm: 10, country: "NO", into: setup)
+        try setup.save()
+        let importer = newContext()
+        importer.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        insertTrail("Ridge", rating: 5, lengthKm: 12, country: "SE", into: importer)
+        insertTrail("Ridge", rating: 4, lengthKm: 12, country: nil, into: importer)
+        try importer.save()
+        let stored = try storedTrails()
+        XCTAssertEqual(stored.count, 1)
+        XCTAssertEqual(stored["Ridge"]?.rating, 4, "the later import's rating")
+        XCTAssertEqual(stored["Ridge"]?.country, "SE", "the earlier import's country, which the later one left unset")
     }
 
     /// Duplicates among the save's own objects (decompiled `NSMergePolicy`, iOS 26,

@@ -24,11 +24,17 @@ import Foundation
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
-        let members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
+        var members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, as: type, in: context)
             return
         }
+        // Duplicates among the save's own objects are settled first, as Core Data checks
+        // them (its NSConstraintValidator) before the store meets its rows: the one kept
+        // then meets the stored object alone (Core Data's resolvers take the conflict's
+        // last object only).
+        let ofTheSave = members.filter { $0 !== database }
+        if ofTheSave.count > 1, let kept = resolveAmongSavedObjects(ofTheSave, as: type, in: context) { members = [kept] }
         if type == .overwriteMergePolicyType, let replacement = members.last(where: { $0 !== database }) {
             replace(database, with: replacement, others: members, in: context)
             return
@@ -54,8 +60,9 @@ enum ConstraintResolution {
     /// A conflict among the save's own objects (no stored row has the values): one object
     /// is kept and the others are deleted; under the trump policies the kept one first
     /// takes their changes and their to-many members.
-    private static func resolveAmongSavedObjects(_ members: [NSManagedObject], as type: NSMergePolicyType, in context: NSManagedObjectContext) {
-        guard let keeper = keeper(of: members) else { return }
+    @discardableResult
+    private static func resolveAmongSavedObjects(_ members: [NSManagedObject], as type: NSMergePolicyType, in context: NSManagedObjectContext) -> NSManagedObject? {
+        guard let keeper = keeper(of: members) else { return nil }
         let merges = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .mergeByPropertyStoreTrumpMergePolicyType
         for other in members where other !== keeper {
             if merges {
@@ -64,6 +71,7 @@ enum ConstraintResolution {
             }
             remove(other, keepingChanges: true, from: context)
         }
+        return keeper
     }
 
     /// The object Core Data keeps among the save's conflicting objects: one that was saved
@@ -153,22 +161,13 @@ enum ConstraintResolution {
         }
     }
 
-    /// Takes `object` out of the save: an inserted object leaves the context (its to-ones
-    /// let go first, so no inverse keeps it); a saved one is deleted when the other
-    /// object's values won, or loses its changes when the store's did.
+    /// Takes `object` out of the save: deleted, as Core Data's resolvers delete it
+    /// (`deleteObject:`, so its `prepareForDeletion` and delete rules run: an import's
+    /// cascade goes with it), or, without `keepingChanges`, a fetched object loses its
+    /// changes instead (rollback).
     private static func remove(_ object: NSManagedObject, keepingChanges: Bool, from context: NSManagedObjectContext) {
-        if object.state.isInserted {
-            for relationship in object.entity.propertyTable.relationships where !relationship.isToMany && !relationship.isTransient {
-                if object.value(forKey: relationship.name) != nil { object.setValue(nil, forKey: relationship.name) }
-            }
-            context.inserted.remove(object)
-            object.state.isInserted = false
-            context.forget(object)
-        } else if keepingChanges {
-            context.updated.remove(object)
-            object.state.isUpdated = false
-            object.state.isDeleted = true
-            context.deleted.append(object)
+        if object.state.isInserted || keepingChanges {
+            context.delete(object)
         } else {
             context.refresh(object, mergeChanges: false)
         }

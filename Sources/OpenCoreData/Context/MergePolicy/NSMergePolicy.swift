@@ -83,7 +83,13 @@ open class NSMergePolicy: NSObject {
                 NSPersistentStoreSaveConflictsErrorKey: list,
             ])
         }
-        for conflict in list { ConstraintResolution.resolve(conflict, as: mergeType) }
+        for conflict in list {
+            let context = conflict.conflictingObjects.first?.managedObjectContext ?? conflict.databaseObject?.managedObjectContext
+            ConstraintResolution.resolve(conflict, as: mergeType)
+            // The delete rules of the objects the policy deleted run now, as Core Data
+            // ends each conflict's resolution.
+            context?.processPendingChanges()
+        }
     }
 
     /// `<NSMergePolicy: 0x…>`, with the subclass's name for a policy of your own.
