@@ -218,7 +218,7 @@ extension NSManagedObject {
         willChangeValue(forKey: key)
         if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
         state.values[key] = relationship.isToMany ? emptyValue(for: relationship) : nil
-        state.loadedRelationships.insert(key)
+        state.noteLoaded(relationship)
         noteChange(forKey: key)
         relationshipStorageDidChange(key)
         didChangeValue(forKey: key)
