@@ -706,9 +706,18 @@ struct ObjectList {
     }
 
     mutating func append(_ object: NSManagedObject) {
-        guard positions[ObjectIdentifier(object)] == nil else { return }
-        positions[ObjectIdentifier(object)] = slots.count
-        slots.append(object)
+        // One hash of the key, not two: the entry is made in place and takes its position
+        // only when it is new (a cascade appends 100,000 objects to several lists).
+        var isNew = false
+        Self.claim(&positions[ObjectIdentifier(object), default: -1], position: slots.count, isNew: &isNew)
+        if isNew { slots.append(object) }
+    }
+
+    /// Gives a new entry (still -1) `position`.
+    private static func claim(_ entry: inout Int, position: Int, isNew: inout Bool) {
+        guard entry < 0 else { return }
+        entry = position
+        isNew = true
     }
 
     @discardableResult
