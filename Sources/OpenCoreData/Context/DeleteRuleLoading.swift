@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
                 store.engine.sqlSchema != nil
             else { continue }
             for relationship in owner.entity.propertyTable.relationships where Self.loadsTogether(relationship) {
-                guard !owner.state.loadedRelationships.contains(relationship.name) else { continue }
+                guard !owner.state.hasLoaded(relationship) else { continue }
                 let group = ObjectIdentifier(relationship)
                 if groups[group] == nil {
                     order.append(group)
@@ -82,7 +82,7 @@ extension NSManagedObjectContext {
         for owner in owners {
             guard let key = owner.objectID.storeKey?.primaryKey else { continue }
             owner.state.values[relationship.name] = Set(byOwner[key] ?? [])
-            owner.state.loadedRelationships.insert(relationship.name)
+            owner.state.noteLoaded(relationship)
         }
     }
 }

@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
             object.state.isDeleted = false
             object.state.changedSlots.removeAll()
             object.state.values.removeAll()
-            object.state.loadedRelationships = []
+            object.state.loadedRelationships = SlotSet()
             object.state.heldRow = nil
             object.state.isFault = true
             object.state.isInvalidated = true

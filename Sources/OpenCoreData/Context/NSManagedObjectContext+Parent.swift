@@ -103,7 +103,7 @@ extension NSManagedObjectContext {
         object.state.snapshot = childSnapshot(of: object, attributes: values)
         object.state.heldRow = nil
         object.state.values = values
-        object.state.loadedRelationships = []
+        object.state.loadedRelationships = SlotSet()
         object.relationshipsWereReset()
         object.state.isFault = false
         object.state.isChangingFaultState = true

@@ -65,10 +65,10 @@ extension NSManagedObjectContext {
             object.state.snapshot = row
             object.state.values = row.attributes
             for (slot, value) in zip(transientSlots, transients) { object.state.values[slot] = value }
-            object.state.loadedRelationships = []
+            object.state.loadedRelationships = SlotSet()
             for (slot, value) in pending {
                 object.state.values[slot] = value
-                if let relationship = table.all[slot] as? NSRelationshipDescription { object.state.loadedRelationships.insert(relationship.name) }
+                if table.all[slot] is NSRelationshipDescription { object.state.loadedRelationships.insert(slot) }
             }
             object.relationshipsWereReset()
             return
@@ -80,7 +80,7 @@ extension NSManagedObjectContext {
         object.state.values.removeAll()
         object.state.changedSlots.removeAll()
         object.state.isUpdated = false
-        object.state.loadedRelationships = []
+        object.state.loadedRelationships = SlotSet()
         object.state.isFault = true
         // Hold the cache's current row, which may be newer than the snapshot.
         holdCachedRows(of: [object])
@@ -117,7 +117,7 @@ extension NSManagedObjectContext {
         object.state.isDeleted = false
         object.state.isUpdated = false
         object.state.changedSlots.removeAll()
-        object.state.loadedRelationships = []
+        object.state.loadedRelationships = SlotSet()
         object.state.values = object.state.snapshot?.attributes ?? PropertyValues(table: object.entity.propertyTable)
         object.relationshipsWereReset()
     }

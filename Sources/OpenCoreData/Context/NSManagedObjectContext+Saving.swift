@@ -152,13 +152,16 @@ extension NSManagedObjectContext {
     func prefetchFaults(_ objects: [NSManagedObject]) {
         // A child's faults load through its parent, not from the stores.
         guard parent == nil else { return }
-        guard objects.count > 1, objects.contains(where: { $0.state.isFault }) else {
-            holdCachedRows(of: objects)
+        // Faults that already hold their row (read with it, as the delete rules' loading
+        // reads a to-many's members) need no look-up: in a cascade, nearly all of them.
+        let faults = objects.filter { $0.state.isFault && $0.state.heldRow == nil }
+        guard faults.count > 1 else {
+            holdCachedRows(of: faults)
             return
         }
         // Stores are few: a short list, not a table keyed by store, groups the faults.
         var groups: [(store: NSPersistentStore, faults: [NSManagedObject], keys: [StoreKey])] = []
-        for object in objects where object.state.isFault {
+        for object in faults {
             guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
             if let index = groups.firstIndex(where: { $0.store === store }) {
                 groups[index].faults.append(object)
@@ -265,7 +268,7 @@ extension NSManagedObject {
         willChangeValue(forKey: key)
         if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
         state.values[key] = relationship.isToMany ? emptyValue(for: relationship) : nil
-        state.loadedRelationships.insert(key)
+        state.noteLoaded(relationship)
         noteChange(forKey: key)
         relationshipStorageDidChange(key)
         didChangeValue(forKey: key)

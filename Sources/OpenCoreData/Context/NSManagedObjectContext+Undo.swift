@@ -96,7 +96,7 @@ extension NSManagedObject {
         willMutate(slot: slot)
         state.values[slot] = value
         if property is NSRelationshipDescription {
-            state.loadedRelationships.insert(property.name)
+            state.noteLoaded(property)
             relationshipStorageDidChange(property.name)
         }
         noteChange(slot: slot)

@@ -578,7 +578,7 @@ open class NSManagedObjectContext {
                 unregistered[ObjectIdentifier(store), default: (store, [])].ids.append(object.objectID)
             }
             object.state.values.removeAll()
-            object.state.loadedRelationships = []
+            object.state.loadedRelationships = SlotSet()
             object.state.snapshot = nil
             object.state.heldRow = nil
             object.state.fetchBatch = nil
@@ -632,7 +632,7 @@ open class NSManagedObjectContext {
         object.state.snapshot = row
         object.state.heldRow = nil
         object.state.values = row.attributes
-        object.state.loadedRelationships = []
+        object.state.loadedRelationships = SlotSet()
         object.relationshipsWereReset()
         object.state.isFault = false
         object.state.isChangingFaultState = true
@@ -652,7 +652,7 @@ open class NSManagedObjectContext {
         object.state.isInaccessible = true
         object.state.isDeleted = true
         object.state.values.removeAll()
-        object.state.loadedRelationships = Set(object.entity.propertyTable.relationships.map(\.name))
+        for relationship in object.entity.propertyTable.relationships { object.state.noteLoaded(relationship) }
         object.relationshipsWereReset()
         updated.remove(object)
         deleted.append(object)

@@ -165,7 +165,7 @@ final class SavePlan {
         }
         for object in storeWork.inserted + storeWork.updated {
             for relationship in object.entity.propertyTable.relationships
-            where relationship.isToMany && !relationship.isTransient && object.state.loadedRelationships.contains(relationship.name)
+            where relationship.isToMany && !relationship.isTransient && object.state.hasLoaded(relationship)
                 && (object.state.isInserted || object.state.changedSlots.contains(object.entity.propertyTable.slotByName[relationship.name]!))
             {
                 let destinations = toManyMembers(object.state.values[relationship.name]).filter { !$0.state.isDeleted }.compactMap { key(of: $0) }
@@ -209,7 +209,7 @@ final class SavePlan {
         }
         var toOne: [String: StoreKey] = [:]
         for relationship in table.relationships where !relationship.isToMany && !relationship.isTransient {
-            if object.state.loadedRelationships.contains(relationship.name) {
+            if object.state.hasLoaded(relationship) {
                 if let destination = object.state.values[relationship.name] as? NSManagedObject, let destinationKey = self.key(of: destination) {
                     toOne[relationship.name] = destinationKey
                 }

@@ -30,6 +30,9 @@ final class EntityPropertyTable {
     /// The properties the model's validation rules can reject: relationships, and
     /// attributes that are required or have limits, pattern or date range.
     let propertiesWithRules: [NSPropertyDescription]
+    /// Whether no two properties share a name, so that a property's slot and its name's
+    /// slot agree (``slot(of:)`` may then trust the property's hint).
+    let namesAreUnique: Bool
 
     init(entity: NSEntityDescription) {
         all = entity.properties
@@ -50,11 +53,26 @@ final class EntityPropertyTable {
             defaults[slot] = stored
         }
         defaultSlots = defaults.contains { $0 != nil } ? defaults : []
+        namesAreUnique = slotByName.count == all.count
         propertiesWithRules = all.filter { property in
             if property is NSFetchedPropertyDescription { return false }
             guard let attribute = property as? NSAttributeDescription else { return true }
             return !attribute.isOptional || !attribute.constraints.isEmpty
         }
+    }
+
+    /// The slot of `property`: its hint when that names it here, else by its name.
+    func slot(of property: NSPropertyDescription) -> Int? {
+        let hint = property.slotHint
+        if namesAreUnique, hint < all.count, all[hint] === property { return hint }
+        return slotByName[property.name]
+    }
+
+    /// Gives each property its slot as a hint; called once the model is frozen, while one
+    /// thread has it (a hint written later could race with readers on other queues).
+    fileprivate func assignSlotHints() {
+        guard namesAreUnique else { return }
+        for (slot, property) in all.enumerated() { property.slotHint = slot }
     }
 }
 
@@ -63,7 +81,10 @@ extension NSEntityDescription {
     var propertyTable: EntityPropertyTable {
         if let cached = cachedPropertyTable { return cached }
         let table = EntityPropertyTable(entity: self)
-        if managedObjectModel?.isEditable == false { cachedPropertyTable = table }
+        if managedObjectModel?.isEditable == false {
+            cachedPropertyTable = table
+            table.assignSlotHints()
+        }
         return table
     }
 }

@@ -31,6 +31,10 @@ open class NSPropertyDescription: CustomStringConvertible {
     public var renamingIdentifier: String? = nil
     /// Kept for API compatibility with Core Data; Spotlight does not exist on Linux.
     public var isIndexedBySpotlight: Bool = false
+    /// The property's slot in the ``EntityPropertyTable`` of every entity that has it, set
+    /// once the model is frozen (inherited properties come first, so the slot is the same
+    /// in subentities): finding it hashes no name. `Int.max` until then.
+    var slotHint = Int.max
 
     /// Creates a property with an empty name; used through a subclass.
     public init() { self.name = "" }

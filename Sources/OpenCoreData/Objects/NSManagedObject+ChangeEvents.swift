@@ -37,7 +37,7 @@ extension NSManagedObject {
         guard let relationship = entity.propertyTable.byName[key] as? NSRelationshipDescription else {
             raiseCoreDataException(.invalidArgument, "objectIDsForRelationshipNamed: \(key) is not a relationship of entity \(entity.name ?? "(null)")")
         }
-        if state.loadedRelationships.contains(key) || state.isInserted || objectID.isTemporaryID {
+        if state.hasLoaded(relationship) || state.isInserted || objectID.isTemporaryID {
             return members(of: relationship).map(\.objectID)
         }
         guard let context = managedObjectContext else { return [] }
@@ -45,7 +45,7 @@ extension NSManagedObject {
         if context.parent != nil { return members(of: relationship).map(\.objectID) }
         if !relationship.isToMany {
             fulfillFaultIfNeeded()  // a to-one's destination is in the object's own row
-            if state.loadedRelationships.contains(key) { return members(of: relationship).map(\.objectID) }
+            if state.hasLoaded(relationship) { return members(of: relationship).map(\.objectID) }
             guard let destination = state.snapshot?.toOne[key] else { return [] }
             return context.objectID(for: destination, storeOf: self).map { [$0] } ?? []
         }

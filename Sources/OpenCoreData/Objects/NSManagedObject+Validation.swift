@@ -64,7 +64,7 @@ extension NSManagedObject {
             // A relationship of a saved object that was never loaded has not changed since
             // it was saved and validated; loading it just to check it again would fetch
             // every destination.
-            if property is NSRelationshipDescription, !state.isInserted, !state.loadedRelationships.contains(property.name) { continue }
+            if property is NSRelationshipDescription, !state.isInserted, !state.hasLoaded(property) { continue }
             var boxed: AnyObject? = boxedValue(property)
             do {
                 try withUnsafeMutablePointer(to: &boxed) { pointer in

@@ -92,7 +92,7 @@ extension NSManagedObject {
         let slot = slot(forKey: key, in: table, accessing: false)
         if let relationship = table.all[slot] as? NSRelationshipDescription {
             // The value it replaces is loaded first, so that the event knows it.
-            if !state.loadedRelationships.contains(key), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
+            if !state.loadedRelationships.contains(slot), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
             willMutate(slot: slot)
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
@@ -100,7 +100,7 @@ extension NSManagedObject {
                 stored = relationship.isOrdered ? NSOrderedSet(array: members) : Set(members)
             }
             state.values[slot] = stored
-            state.loadedRelationships.insert(key)
+            state.loadedRelationships.insert(slot)
             relationshipStorageDidChange(key)
         } else {
             willMutate(slot: slot)
@@ -259,13 +259,13 @@ extension NSManagedObject {
                 return (property.name, state.values[property.name].map { AttributeValues.public($0, for: property as! NSAttributeDescription) })
             }
             if relationship.isToMany {
-                guard state.loadedRelationships.contains(property.name) || state.isInserted else {
+                guard state.hasLoaded(property) || state.isInserted else {
                     return (property.name, "<relationship fault: \(cocoaAddress(of: relationship)) '\(property.name)'>")
                 }
                 let members = toManyMembers(state.values[property.name])
                 return (property.name, members.map { $0.objectID.description })
             }
-            if state.loadedRelationships.contains(property.name) {
+            if state.hasLoaded(property) {
                 return (property.name, (state.values[property.name] as? NSManagedObject)?.objectID.description)
             }
             guard let key = state.snapshot?.toOne[property.name] else { return (property.name, nil) }

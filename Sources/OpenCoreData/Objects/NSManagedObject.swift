@@ -329,8 +329,9 @@ struct ManagedObjectState {
     var changedSlots = SlotSet()
     /// The slot most recently noted as changed, or -1.
     var lastChangedSlot = -1
-    /// Relationships whose current value is in `values`.
-    var loadedRelationships: Set<String> = []
+    /// The slots of the relationships whose current value is in `values` (asked by
+    /// relationship or name through `hasLoaded`, see LoadedRelationships.swift).
+    var loadedRelationships = SlotSet()
     /// The rows fetched together with this fault's (`fetchBatchSize`): firing any of them
     /// loads the whole batch in one statement.
     var fetchBatch: FetchBatch?

@@ -87,7 +87,7 @@ enum OptimisticLockingResolution {
         let property = object.entity.propertyTable.all[slot]
         if property is NSRelationshipDescription {
             object.state.values[slot] = nil
-            object.state.loadedRelationships.remove(property.name)
+            object.state.noteUnloaded(property)
         } else {
             object.state.values[slot] = row.attributes[slot]
         }
@@ -98,8 +98,8 @@ enum OptimisticLockingResolution {
     private static func unloadOneToMany(_ object: NSManagedObject) {
         let table = object.entity.propertyTable
         for relationship in table.relationships where relationship.isToMany && !(relationship.inverseRelationship?.isToMany ?? true) {
-            guard object.state.loadedRelationships.contains(relationship.name) else { continue }
-            object.state.loadedRelationships.remove(relationship.name)
+            guard object.state.hasLoaded(relationship) else { continue }
+            object.state.noteUnloaded(relationship)
             object.state.values[table.slotByName[relationship.name]!] = nil
             object.state.changedSlots.remove(table.slotByName[relationship.name]!)
         }
@@ -138,7 +138,7 @@ enum OptimisticLockingResolution {
         object.state.isDeleted = false
         object.state.isUpdated = false
         object.state.changedSlots.removeAll()
-        object.state.loadedRelationships = []
+        object.state.loadedRelationships = SlotSet()
         object.state.values = row.attributes
         object.relationshipsWereReset()
     }

@@ -86,7 +86,7 @@ extension NSManagedObjectContext {
         for source in sources {
             guard let relationship = source.entity.propertyTable.byName[name] as? NSRelationshipDescription else { continue }
             guard let store = source.objectID.persistentStore, source.objectID.storeKey != nil,
-                !source.state.loadedRelationships.contains(name), !source.state.isInserted
+                !source.state.hasLoaded(relationshipNamed: name), !source.state.isInserted
             else {
                 // Already loaded, or not stored: use what the object has.
                 for member in toManyMembers(source.value(forKey: name)) { add(member) }
@@ -148,9 +148,9 @@ extension NSManagedObjectContext {
             guard let owner = source.objectID.storeKey?.primaryKey else { continue }
             let members = (byOwner[owner] ?? []).map { object(for: $0, in: store) }
             source.fulfillFaultIfNeeded()
-            guard !source.state.loadedRelationships.contains(relationship.name) else { continue }
+            guard !source.state.hasLoaded(relationship) else { continue }
             source.state.values[relationship.name] = Set(members)
-            source.state.loadedRelationships.insert(relationship.name)
+            source.state.noteLoaded(relationship)
             destinations.append(contentsOf: members)
         }
         return destinations
