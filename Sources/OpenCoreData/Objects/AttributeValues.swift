@@ -61,6 +61,30 @@ enum AttributeValues {
         return value is NSNull
     }
 
+    /// Whether `value` is already of the Swift type an attribute of `type` stores, so that
+    /// ``convert(_:to:)`` would hand it back as it is: one comparison of types instead of
+    /// a dynamic cast and a copy of the value.
+    @inline(__always)
+    static func isStoredAsGiven(_ value: Any, for type: NSAttributeType) -> Bool {
+        let given = Swift.type(of: value)
+        switch type {
+        case .integer16AttributeType: return given == Int16.self
+        case .integer32AttributeType: return given == Int32.self
+        case .integer64AttributeType: return given == Int64.self
+        case .doubleAttributeType: return given == Double.self
+        case .floatAttributeType: return given == Float.self
+        case .booleanAttributeType: return given == Bool.self
+        case .decimalAttributeType: return given == Decimal.self
+        case .stringAttributeType: return given == String.self
+        case .dateAttributeType: return given == Date.self
+        case .binaryDataAttributeType: return given == Data.self
+        case .UUIDAttributeType: return given == UUID.self
+        case .URIAttributeType: return given == URL.self
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
+            return false
+        }
+    }
+
     /// `value` converted to the stored type of `type`; `nil` when it is of the wrong kind.
     /// Transformable and undefined attributes keep any value.
     static func convert(_ value: Any, to type: NSAttributeType) -> Any? {

@@ -34,6 +34,14 @@ extension NSManagedObject {
         let table = state.values.table
         let slot = slot(forKey: key, in: table, accessing: false)
         let property = table.all[slot]
+        // The usual case first: a plain attribute handed a value of the very Swift type it
+        // stores (a String for a string attribute) stores it as given, without the casts
+        // that tell the kind of property and convert the value, each a dynamic cast.
+        if type(of: property) == NSAttributeDescription.self, let given = value,
+            AttributeValues.isStoredAsGiven(given, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType) {
+            storeAttributeValue(given, slot: slot, forKey: key)
+            return
+        }
         if let relationship = property as? NSRelationshipDescription {
             setRelationshipValue(value, for: relationship)
             return
@@ -42,10 +50,15 @@ extension NSManagedObject {
             raiseCoreDataException(.unknownKey, "[<\(ManagedObjectClasses.className(of: type(of: self))) \(cocoaAddress(of: self))> setValue:forUndefinedKey:]: the entity \(entity.name ?? "(null)") is not key value coding-compliant for the key \"\(key)\".")
         }
         let attribute = property as! NSAttributeDescription
-        let stored = AttributeValues.stored(value, for: attribute, object: self)
+        storeAttributeValue(AttributeValues.stored(value, for: attribute, object: self), slot: slot, forKey: key)
+    }
+
+    /// Stores an attribute's value set through key-value coding, between the change
+    /// notifications: what storePrimitiveValue does for an attribute, `stored` being
+    /// already unwrapped, converted and free of NSNull.
+    @inline(__always)
+    private func storeAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
         willChangeValue(forKey: key)
-        // What storePrimitiveValue does for an attribute: `stored` is already unwrapped,
-        // converted and free of NSNull.
         fulfillFaultIfNeeded()
         willMutate(slot: slot)
         state.values[slot] = stored
