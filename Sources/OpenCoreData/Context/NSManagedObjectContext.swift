@@ -714,7 +714,7 @@ struct PermanentKey: Hashable {
 struct ObjectList {
     /// Slots in insertion order; removed objects leave `nil` until the next compaction.
     private var slots: [NSManagedObject?] = []
-    private var positions: [IdentityKey: Int] = [:]
+    private var positions: [ObjectIdentifier: Int] = [:]
     /// Slots before this one are empty (taken by ``popFirst()``).
     private var head = 0
 
@@ -723,7 +723,7 @@ struct ObjectList {
     /// The objects, in the order they were added.
     var objects: [NSManagedObject] { slots.compactMap { $0 } }
 
-    func contains(_ object: NSManagedObject) -> Bool { positions[IdentityKey(object)] != nil }
+    func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 
     /// Removes and returns the object added first, if any.
     mutating func popFirst() -> NSManagedObject? {
@@ -732,7 +732,7 @@ struct ObjectList {
             slots[head] = nil
             head += 1
             if let object = slot {
-                positions[IdentityKey(object)] = nil
+                positions[ObjectIdentifier(object)] = nil
                 if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0 }
                 return object
             }
@@ -743,7 +743,7 @@ struct ObjectList {
     mutating func append(_ object: NSManagedObject) {
         // One hash look-up for a new object (the usual case: every object a save or a
         // change event lists is appended once), instead of a test and then an insertion.
-        let id = IdentityKey(object)
+        let id = ObjectIdentifier(object)
         if let known = positions.updateValue(slots.count, forKey: id) {
             positions[id] = known
             return
@@ -753,7 +753,7 @@ struct ObjectList {
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let index = positions.removeValue(forKey: IdentityKey(object)) else { return false }
+        guard let index = positions.removeValue(forKey: ObjectIdentifier(object)) else { return false }
         slots[index] = nil
         if slots.count > 32, positions.count < slots.count / 2 { compact() }
         return true
@@ -762,7 +762,7 @@ struct ObjectList {
     private mutating func compact() {
         slots = slots.filter { $0 != nil }
         head = 0
-        for (index, object) in slots.enumerated() { positions[IdentityKey(object!)] = index }
+        for (index, object) in slots.enumerated() { positions[ObjectIdentifier(object!)] = index }
     }
 }
 
