@@ -26,7 +26,7 @@ enum ConstraintResolution {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
         var members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
-            resolveAmongSavedObjects(members, as: type, in: context)
+            resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
             return
         }
         // Duplicates among the save's own objects are settled first, as Core Data checks
@@ -34,7 +34,9 @@ enum ConstraintResolution {
         // then meets the stored object alone (Core Data's resolvers take the conflict's
         // last object only).
         let ofTheSave = members.filter { $0 !== database }
-        if ofTheSave.count > 1, let kept = resolveAmongSavedObjects(ofTheSave, as: type, in: context) { members = [kept] }
+        if ofTheSave.count > 1, let kept = resolveAmongSavedObjects(ofTheSave, constraint: conflict.constraint, as: type, in: context) {
+            members = [kept]
+        }
         if type == .overwriteMergePolicyType, let replacement = members.last(where: { $0 !== database }) {
             replace(database, with: replacement, others: members, in: context)
             return
@@ -61,8 +63,9 @@ enum ConstraintResolution {
     /// is kept and the others are deleted; under the trump policies the kept one first
     /// takes their changes and their to-many members.
     @discardableResult
-    private static func resolveAmongSavedObjects(_ members: [NSManagedObject], as type: NSMergePolicyType, in context: NSManagedObjectContext) -> NSManagedObject? {
-        guard let keeper = keeper(of: members) else { return nil }
+    private static func resolveAmongSavedObjects(_ members: [NSManagedObject], constraint: [String], as type: NSMergePolicyType,
+                                                 in context: NSManagedObjectContext) -> NSManagedObject? {
+        guard let keeper = keeper(of: members, constraint: constraint) else { return nil }
         let merges = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .mergeByPropertyStoreTrumpMergePolicyType
         for other in members where other !== keeper {
             if merges {
@@ -78,12 +81,13 @@ enum ConstraintResolution {
     /// before and did not change the constrained values; else the only saved one, or the
     /// saved one with the lowest primary key; else the first inserted (members come in the
     /// order they were inserted).
-    private static func keeper(of members: [NSManagedObject]) -> NSManagedObject? {
+    private static func keeper(of members: [NSManagedObject], constraint: [String]) -> NSManagedObject? {
         let saved = members.filter { !$0.state.isInserted }
+        // Core Data compares the object's snapshot with the conflict's own values: a saved
+        // object that did not change this constraint's properties already held them.
         if let unchanged = saved.first(where: { object in
             let table = object.entity.propertyTable
-            let constrained = object.entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
-            return !constrained.contains { object.state.changedSlots.contains($0) }
+            return !constraint.compactMap { table.slotByName[$0] }.contains { object.state.changedSlots.contains($0) }
         }) {
             return unchanged
         }
@@ -104,8 +108,20 @@ enum ConstraintResolution {
             if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { continue }
             let value = other.value(forKey: property.name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
-            if changed, !valueEquals(value, keeper.value(forKey: property.name)) { keeper.setValue(value, forKey: property.name) }
+            if changed, !valueEquals(value, keeper.value(forKey: property.name)) { setMerged(value, forKey: property.name, on: keeper) }
         }
+    }
+
+    /// Sets a merged value on `target`; a to-one whose delete rule is cascade deletes the
+    /// object it pointed at before, as Core Data's merges do (decompiled NSMergePolicy, iOS
+    /// 26: `deleteRule == 2` → `deleteObject:` of the replaced destination, in
+    /// `_byPropertyObjectTrumpResolveConstraintConflict:` and in the merge among a save's
+    /// objects). Its delete rules run with the policy's other deletions.
+    private static func setMerged(_ value: Any?, forKey key: String, on target: NSManagedObject) {
+        let relationship = target.entity.propertyTable.byName[key] as? NSRelationshipDescription
+        let replaced = relationship?.deleteRule == .cascadeDeleteRule ? target.value(forKey: key) as? NSManagedObject : nil
+        target.setValue(value, forKey: key)
+        if let replaced, replaced !== (value as AnyObject?), !replaced.state.isDeleted { replaced.managedObjectContext?.delete(replaced) }
     }
 
     /// Overwrite against a stored object: `replacement` (the last object of the save with
@@ -141,7 +157,7 @@ enum ConstraintResolution {
                 continue
             }
             let value = source.value(forKey: property.name)
-            if !valueEquals(value, target.value(forKey: property.name)) { target.setValue(value, forKey: property.name) }
+            if !valueEquals(value, target.value(forKey: property.name)) { setMerged(value, forKey: property.name, on: target) }
         }
     }
 
