@@ -100,15 +100,25 @@ enum ConstraintResolution {
     /// `keeper` was fetched and changed that property itself: Core Data's merge of two
     /// objects of one save under either trump policy.
     private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
-        let table = other.entity.propertyTable, keeperTable = keeper.entity.propertyTable
-        for (slot, property) in table.all.enumerated() {
-            guard !property.isTransient, !(property is NSFetchedPropertyDescription) else { continue }
-            if let relationship = property as? NSRelationshipDescription, relationship.isToMany { continue }
-            guard let keeperSlot = keeperTable.slotByName[property.name] else { continue }
+        for (slot, keeperSlot, property) in mergeableProperties(from: other, to: keeper) {
             if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { continue }
             let value = other.value(forKey: property.name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
             if changed, !valueEquals(value, keeper.value(forKey: property.name)) { setMerged(value, forKey: property.name, on: keeper) }
+        }
+    }
+
+    /// The properties a merge sets: `source`'s persistent attributes and to-ones that
+    /// `target`'s entity has too, with their slot in each (to-many relationships move their
+    /// members instead, see ``moveToManyMembers(from:to:)``).
+    private static func mergeableProperties(from source: NSManagedObject, to target: NSManagedObject) -> [(slot: Int, targetSlot: Int, property: NSPropertyDescription)] {
+        let targetTable = target.entity.propertyTable
+        return source.entity.propertyTable.all.enumerated().compactMap { slot, property in
+            guard !property.isTransient, !(property is NSFetchedPropertyDescription),
+                !((property as? NSRelationshipDescription)?.isToMany ?? false),
+                let targetSlot = targetTable.slotByName[property.name]
+            else { return nil }
+            return (slot, targetSlot, property)
         }
     }
 
@@ -145,11 +155,8 @@ enum ConstraintResolution {
     /// only a value that differs is read and set through key-value coding, so observers
     /// and custom accessors see the merge.
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
-        let table = source.entity.propertyTable, targetTable = target.entity.propertyTable
-        for (slot, property) in table.all.enumerated() {
-            guard !property.isTransient, !(property is NSFetchedPropertyDescription) else { continue }
-            if let relationship = property as? NSRelationshipDescription, relationship.isToMany { continue }
-            guard all || source.state.changedSlots.contains(slot), let targetSlot = targetTable.slotByName[property.name] else { continue }
+        for (slot, targetSlot, property) in mergeableProperties(from: source, to: target) {
+            guard all || source.state.changedSlots.contains(slot) else { continue }
             if property is NSAttributeDescription {
                 target.fulfillFaultIfNeeded()
                 if valueEquals(source.state.values[slot], target.state.values[targetSlot]) { continue }
