@@ -17,7 +17,10 @@ let storeURL = URL(fileURLWithPath: CommandLine.arguments[1])
 // "churn N" runs the multi-process history test's writer (ChurnWriter.swift);
 // "batch-block-predicate" runs a batch update SQL cannot express, which must raise;
 // "fetch-invalid-regex" fetches with MATCHES and an invalid pattern, which must raise;
-// "restless-will-save" saves an object whose willSave changes it every time, which must raise.
+// "restless-will-save" saves an object whose willSave changes it every time, which must raise;
+// "delete-foreign-object" deletes an object through a context it does not belong to, which
+// must raise; "permanent-ids-without-coordinator" asks a bare context for permanent IDs,
+// which must raise.
 let mode = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : "plain"
 
 let entity = NSEntityDescription()
@@ -82,6 +85,26 @@ if mode == "restless-will-save" {
     let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
     entry.setValue(Int64(0), forKey: "batch")
     try context.save()
+    print("no exception")
+    exit(0)
+}
+
+if mode == "delete-foreign-object" {
+    // Core Data's deleteObject: raises NSInvalidArgumentException for an object of another
+    // context (decompiled -[NSManagedObjectContext deleteObject:], iOS 26).
+    let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+    entry.setValue(Int64(1), forKey: "batch")
+    let other = container.newBackgroundContext()
+    other.performAndWait { other.delete(entry) }
+    print("no exception")
+    exit(0)
+}
+
+if mode == "permanent-ids-without-coordinator" {
+    // A context with neither coordinator nor parent cannot hand out permanent IDs; Core
+    // Data raises (decompiled -[NSManagedObjectContext obtainPermanentIDsForObjects:error:]).
+    let bare = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+    try bare.obtainPermanentIDs(for: [])
     print("no exception")
     exit(0)
 }

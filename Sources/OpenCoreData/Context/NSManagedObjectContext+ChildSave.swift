@@ -119,7 +119,7 @@ extension NSManagedObjectContext {
             }
         }
         for id in changes.deleted {
-            if let object = target(id) { delete(object) }
+            if let object = target(id), !object.isDeleted { delete(object) }
         }
         processPendingChanges()
     }

@@ -100,10 +100,15 @@ extension NSManagedObjectContext {
     ///
     /// In a child context an object its parent already saved takes the permanent ID the
     /// parent gave it; the others get new ones, and every ancestor that knows the object
-    /// by its temporary ID moves it to the permanent one too.
+    /// by its temporary ID moves it to the permanent one too. Objects of other contexts and
+    /// deleted objects keep their IDs; a context with neither coordinator nor parent raises
+    /// `NSInternalInconsistencyException`, as Core Data's does (decompiled, iOS 26).
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
-        guard let coordinator = persistentStoreCoordinator else { return }
-        var temporary = objects.filter { $0.objectID.isTemporaryID && $0.managedObjectContext === self }
+        guard let coordinator = persistentStoreCoordinator else {
+            raiseCoreDataException(.internalInconsistency,
+                                   "Context does not have a coordinator;  cannot obtain permenant ids without a coordinator.")
+        }
+        var temporary = objects.filter { $0.objectID.isTemporaryID && $0.managedObjectContext === self && !$0.state.isDeleted }
         if parent != nil {
             temporary = temporary.filter { object in
                 guard let known = permanentIDInAncestors(of: object.objectID) else { return true }

@@ -320,10 +320,19 @@ open class NSManagedObjectContext {
     /// its delete rules applied at once.
     ///
     /// The object's ``NSManagedObject/prepareForDeletion()`` runs here, before this method
-    /// returns, as Core Data's `deleteObject:` calls it (decompiled, iOS 26).
+    /// returns, as Core Data's `deleteObject:` calls it (decompiled, iOS 26), and again
+    /// each time an object already deleted is deleted once more. An object of another
+    /// context raises `NSInvalidArgumentException`; one in no context is ignored.
     open func delete(_ object: NSManagedObject) {
         checkQueue()
-        guard object.managedObjectContext === self, !object.state.isDeleted else { return }
+        guard let owner = object.managedObjectContext else { return }
+        guard owner === self else {
+            raiseCoreDataException(.invalidArgument, "An NSManagedObjectContext cannot delete objects in other contexts.")
+        }
+        guard !object.state.isDeleted else {
+            object.prepareForDeletion()
+            return
+        }
         if object.state.isInserted {
             object.state.isDeleted = true
             inserted.remove(object)

@@ -75,6 +75,47 @@ final class LifecycleTests: CoreTestCase {
         XCTAssertEqual(LifecycleRecorder.calls, ["awakeFromFetch", "prepareForDeletion", "willSave deleted", "didSave"])
     }
 
+    /// Deleting a deleted object again calls its prepareForDeletion again and changes
+    /// nothing else: Core Data's deleteObject: has no early return for deleted objects
+    /// (decompiled, iOS 26). An object of another context raises (run in a child process).
+    func testDeletingTwicePreparesTwiceAndAnotherContextsObjectRaises() throws {
+        let container = try openContainer()
+        let hike = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: container.viewContext)
+        try container.viewContext.save()
+        LifecycleRecorder.calls = []
+        container.viewContext.delete(hike)
+        container.viewContext.delete(hike)
+        XCTAssertEqual(LifecycleRecorder.calls, ["prepareForDeletion", "prepareForDeletion"])
+        XCTAssertEqual(container.viewContext.deletedObjects.count, 1)
+        try container.viewContext.save()
+        XCTAssertEqual(LifecycleRecorder.calls, ["prepareForDeletion", "prepareForDeletion", "willSave deleted", "didSave"])
+
+        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Foreign.sqlite"), mode: "delete-foreign-object")
+        XCTAssertEqual(run.reason, .uncaughtSignal)
+        XCTAssertEqual(run.status, SIGABRT)
+        XCTAssertTrue(run.errors.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: "
+            + "'An NSManagedObjectContext cannot delete objects in other contexts.'"), run.errors)
+    }
+
+    /// Permanent IDs need a coordinator: a bare context raises, with Core Data's message
+    /// and its spelling (decompiled -[NSManagedObjectContext obtainPermanentIDsForObjects:
+    /// error:], iOS 26). Deleted objects keep their temporary IDs.
+    func testObtainingPermanentIDsNeedsACoordinatorAndSkipsDeletedObjects() throws {
+        let container = try openContainer()
+        let kept = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: container.viewContext)
+        let dropped = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: container.viewContext)
+        container.viewContext.delete(dropped)
+        try container.viewContext.obtainPermanentIDs(for: [kept, dropped])
+        XCTAssertFalse(kept.objectID.isTemporaryID)
+        XCTAssertTrue(dropped.objectID.isTemporaryID, "a deleted object is left out")
+
+        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Bare.sqlite"), mode: "permanent-ids-without-coordinator")
+        XCTAssertEqual(run.reason, .uncaughtSignal)
+        XCTAssertEqual(run.status, SIGABRT)
+        XCTAssertTrue(run.errors.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: "
+            + "'Context does not have a coordinator;  cannot obtain permenant ids without a coordinator.'"), run.errors)
+    }
+
     func testWillSaveCanSetValuesThatAreSavedAndValidated() throws {
         model.entitiesByName["Trail"]!.managedObjectClassName = NSStringFromClass(StampedTrail.self)
         let container = try openContainer()
