@@ -229,6 +229,20 @@ final class CrashTests: XCTestCase {
         return (outputText, errorText, process.terminationReason, process.terminationStatus)
     }
 
+    /// Runs the writer in `mode` and checks that it stopped with an uncaught exception
+    /// named `exception` whose reason starts with `reason`, as Core Data's program would;
+    /// returns what the writer printed before.
+    @discardableResult
+    static func assertWriterRaises(store: URL, mode: String, exception: String, reason: String,
+                                   file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let run = try runWriter(store: store, mode: mode)
+        XCTAssertEqual(run.reason, .uncaughtSignal, file: file, line: line)
+        XCTAssertEqual(run.status, SIGABRT, file: file, line: line)
+        XCTAssertTrue(run.errors.contains("*** Terminating app due to uncaught exception '\(exception)', reason: '\(reason)"),
+                      run.errors, file: file, line: line)
+        return run.output
+    }
+
     static func writerExecutable() throws -> URL {
         // On Linux the test process is the .xctest executable itself, in the build directory.
         let places = [

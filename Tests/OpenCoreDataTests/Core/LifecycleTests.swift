@@ -90,11 +90,9 @@ final class LifecycleTests: CoreTestCase {
         try container.viewContext.save()
         XCTAssertEqual(LifecycleRecorder.calls, ["prepareForDeletion", "prepareForDeletion", "willSave deleted", "didSave"])
 
-        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Foreign.sqlite"), mode: "delete-foreign-object")
-        XCTAssertEqual(run.reason, .uncaughtSignal)
-        XCTAssertEqual(run.status, SIGABRT)
-        XCTAssertTrue(run.errors.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: "
-            + "'An NSManagedObjectContext cannot delete objects in other contexts.'"), run.errors)
+        try CrashTests.assertWriterRaises(store: directory.appendingPathComponent("Foreign.sqlite"), mode: "delete-foreign-object",
+                                          exception: "NSInvalidArgumentException",
+                                          reason: "An NSManagedObjectContext cannot delete objects in other contexts.'")
     }
 
     /// Permanent IDs need a coordinator: a bare context raises, with Core Data's message
@@ -109,11 +107,9 @@ final class LifecycleTests: CoreTestCase {
         XCTAssertFalse(kept.objectID.isTemporaryID)
         XCTAssertTrue(dropped.objectID.isTemporaryID, "a deleted object is left out")
 
-        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Bare.sqlite"), mode: "permanent-ids-without-coordinator")
-        XCTAssertEqual(run.reason, .uncaughtSignal)
-        XCTAssertEqual(run.status, SIGABRT)
-        XCTAssertTrue(run.errors.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: "
-            + "'Context does not have a coordinator;  cannot obtain permenant ids without a coordinator.'"), run.errors)
+        try CrashTests.assertWriterRaises(store: directory.appendingPathComponent("Bare.sqlite"), mode: "permanent-ids-without-coordinator",
+                                          exception: "NSInternalInconsistencyException",
+                                          reason: "Context does not have a coordinator;  cannot obtain permenant ids without a coordinator.'")
     }
 
     func testWillSaveCanSetValuesThatAreSavedAndValidated() throws {
@@ -149,13 +145,10 @@ final class LifecycleTests: CoreTestCase {
     /// rounds (decompiled -[NSManagedObjectContext _prepareForPushChanges:], iOS 26).
     /// Raising stops the process, as on Apple platforms, so a child process runs it.
     func testWillSaveThatAlwaysChangesStopsTheProgramAfterAThousandRounds() throws {
-        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Restless.sqlite"), mode: "restless-will-save")
-        let text = run.errors
-        XCTAssertEqual(run.reason, .uncaughtSignal)
-        XCTAssertEqual(run.status, SIGABRT)
-        XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: "
-            + "'Failed to process pending changes before save.  The context is still dirty after 1000 attempts.  Typically this "
-            + "recursive dirtying is caused by a bad validation method, -willSave, or notification handler.'"), text)
+        try CrashTests.assertWriterRaises(
+            store: directory.appendingPathComponent("Restless.sqlite"), mode: "restless-will-save", exception: "NSInternalInconsistencyException",
+            reason: "Failed to process pending changes before save.  The context is still dirty after 1000 attempts.  Typically this "
+                + "recursive dirtying is caused by a bad validation method, -willSave, or notification handler.'")
     }
 
     /// save() inside the same context's save fails with Core Data's 132001 and saves

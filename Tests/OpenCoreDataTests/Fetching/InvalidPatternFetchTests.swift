@@ -10,12 +10,9 @@ import XCTest
 final class InvalidPatternFetchTests: FetchTestCase {
     func testAFetchRaisesWhenTheFirstValueIsMatched() throws {
         // Raising stops the process, as on Apple platforms, so a child process runs it.
-        let run = try CrashTests.runWriter(store: directory.appendingPathComponent("Regex.sqlite"), mode: "fetch-invalid-regex")
-        let text = run.errors
-        XCTAssertEqual(run.output, "empty store: 0\n")
-        XCTAssertEqual(run.reason, .uncaughtSignal)
-        XCTAssertEqual(run.status, SIGABRT)
-        XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', "
-            + "reason: 'Can't do regex matching, reason: Can't open pattern (string abc, pattern (, case 1, canon 0)'"), text)
+        let output = try CrashTests.assertWriterRaises(
+            store: directory.appendingPathComponent("Regex.sqlite"), mode: "fetch-invalid-regex", exception: "NSInternalInconsistencyException",
+            reason: "Can't do regex matching, reason: Can't open pattern (string abc, pattern (, case 1, canon 0)'")
+        XCTAssertEqual(output, "empty store: 0\n")
     }
 }

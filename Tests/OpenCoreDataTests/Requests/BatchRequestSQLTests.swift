@@ -156,12 +156,8 @@ final class BatchRequestSQLTests: RequestTestCase {
         // Raising stops the process, as on Apple platforms, so a child process runs it. A
         // block predicate meets the where-clause generation fetches use, so the reason is
         // the one a fetch raises for it.
-        let run = try CrashTests.runWriter(store: storeURL("Raise.sqlite"), mode: "batch-block-predicate")
-        let text = run.errors
-        XCTAssertEqual(run.reason, .uncaughtSignal)
-        XCTAssertEqual(run.status, SIGABRT)
-        XCTAssertTrue(text.contains("*** Terminating app due to uncaught exception 'NSInvalidArgumentException', "
-            + "reason: 'Unknown predicate type for predicate: BLOCKPREDICATE(0x"), text)
+        try CrashTests.assertWriterRaises(store: storeURL("Raise.sqlite"), mode: "batch-block-predicate",
+                                          exception: "NSInvalidArgumentException", reason: "Unknown predicate type for predicate: BLOCKPREDICATE(0x")
     }
 
     func testBatchInsertPreparesOneInsertForEveryRowInOneTransaction() throws {
