@@ -101,7 +101,7 @@ extension NSManagedObjectContext {
         // a context pinned to a query generation reads its snapshot's rows.
         return readingQueryGeneration {
             if let cached = store.rowCache.row(for: key), !isStale(cached) { return cached }
-            return readingStore(for: object.objectID) { try storedRows(for: [key], in: store).first }.map { store.rowCache.store($0) }
+            return readingStore(for: object.objectID) { try storedRow(for: key, in: store) }.map { store.rowCache.store($0) }
         }
     }
 

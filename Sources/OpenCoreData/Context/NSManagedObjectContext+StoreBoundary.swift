@@ -15,6 +15,11 @@ extension NSManagedObjectContext {
         try storeCoordinator(of: store).rows(for: keys, in: store, context: self)
     }
 
+    /// The stored row of `key` in `store` (`nil` when it is gone), read through the coordinator.
+    func storedRow(for key: StoreKey, in store: NSPersistentStore) throws -> StoreRow? {
+        try storeCoordinator(of: store).row(for: key, in: store, context: self)
+    }
+
     /// Gives `objects` (all new, all of `store`) the permanent IDs the store makes for
     /// them; ancestors that know an object by its temporary ID move to the new one too.
     func adoptPermanentIDs(for objects: [NSManagedObject], from store: NSPersistentStore) throws {

@@ -395,7 +395,7 @@ open class NSManagedObjectContext {
         if parent != nil { return try existingObjectThroughParent(with: objectID) }
         return try readingQueryGeneration {
             guard let key = objectID.storeKey, let store,
-                let row = try storedRows(for: [key], in: store).first
+                let row = try storedRow(for: key, in: store)
             else {
                 throw coreDataError(NSManagedObjectReferentialIntegrityError, userInfo: ["objectID": objectID])
             }
@@ -404,7 +404,11 @@ open class NSManagedObjectContext {
                 // A new fault carries `objectID` itself, as Core Data's does, rather than a
                 // new ID made through the coordinator for the same row; it fires from the row
                 // just read and cached, the row a fault firing now would find (unless stale).
-                let object = object(forPermanentID: objectID, key: key, store: store)
+                // Nothing registered an object for the row since the look-up above (the
+                // store's own code could have, for an incremental store: look again).
+                let object = store.isIncremental
+                    ? object(forPermanentID: objectID, key: key, store: store)
+                    : registerNewFault(for: objectID, key: key, store: store)
                 if object.state.isFault, object.state.fetchBatch == nil, !isStale(cached) {
                     fire(object, with: cached)
                 } else {
@@ -447,7 +451,7 @@ open class NSManagedObjectContext {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
-        permanentObjects.insert(object, for: registryKey)
+        permanentObjects.insert(object, for: registryKey, notifiesStore: store.isIncremental)
         store.contextDidRegister(id)
         return object
     }
@@ -463,10 +467,15 @@ open class NSManagedObjectContext {
     /// ``object(forPermanentID:)`` for a caller that has the ID's key and store already
     /// (and whose context has no parent).
     func object(forPermanentID id: NSManagedObjectID, key: StoreKey, store: NSPersistentStore) -> NSManagedObject {
-        let registryKey = PermanentKey(store: store, key: key)
-        if let registered = permanentObjects.object(for: registryKey) { return registered }
+        if let registered = permanentObjects.object(for: PermanentKey(store: store, key: key)) { return registered }
+        return registerNewFault(for: id, key: key, store: store)
+    }
+
+    /// A new fault carrying `id`, registered: for a caller that has just found no object
+    /// registered for it, on this context's queue (the only place objects are registered).
+    private func registerNewFault(for id: NSManagedObjectID, key: StoreKey, store: NSPersistentStore) -> NSManagedObject {
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
-        permanentObjects.insert(object, for: registryKey)
+        permanentObjects.insert(object, for: PermanentKey(store: store, key: key), notifiesStore: store.isIncremental)
         store.contextDidRegister(id)
         return object
     }
@@ -511,7 +520,7 @@ open class NSManagedObjectContext {
         if !idsFromChildren.isEmpty, let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
         object.objectID = id
         if let key = id.storeKey, let store = id.persistentStore {
-            permanentObjects.insert(object, for: PermanentKey(store: store, key: key))
+            permanentObjects.insert(object, for: PermanentKey(store: store, key: key), notifiesStore: store.isIncremental)
             store.contextDidRegister(id)
         }
     }
@@ -625,7 +634,7 @@ open class NSManagedObjectContext {
         var row = store.rowCache.currentRow(holding: object.state.heldRow, for: key)
         if let cached = row, isStale(cached) { row = nil }
         if row == nil, object.state.fetchBatch != nil { row = loadFetchBatch(of: object, key: key, store: store) }
-        if row == nil, let fetched = readingStore(for: object.objectID, { try storedRows(for: [key], in: store).first }) {
+        if row == nil, let fetched = readingStore(for: object.objectID, { try storedRow(for: key, in: store) }) {
             row = store.rowCache.store(fetched)
         }
         guard let row else {

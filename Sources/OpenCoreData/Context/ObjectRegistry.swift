@@ -25,12 +25,13 @@ final class ObjectRegistry {
     }
 
     /// Registers `object` for `key`, replacing any other object there; an entry the object
-    /// had under another key (here or in another registry) goes.
-    func insert(_ object: NSManagedObject, for key: PermanentKey) {
+    /// had under another key (here or in another registry) goes. `notifiesStore`: whether
+    /// the object's store is told when the object is freed (an incremental store is).
+    func insert(_ object: NSManagedObject, for key: PermanentKey, notifiesStore: Bool) {
         if let previous = object.registration, previous.registry !== self || previous.key != key {
             previous.registry.remove(object)
         }
-        object.registration = Registration(registry: self, key: key)
+        object.registration = Registration(registry: self, key: key, notifiesStore: notifiesStore)
         lock.lock()
         defer { lock.unlock() }
         entries[key] = Unmanaged.passUnretained(object)
@@ -112,4 +113,8 @@ final class ObjectRegistry {
 struct Registration {
     let registry: ObjectRegistry
     let key: PermanentKey
+    /// Whether the store is told when the object goes (``NSPersistentStore/contextDidUnregister(_:)``):
+    /// known when the object is registered, so that freeing an object of any other store
+    /// does not load the store's handle only to find it has nothing to hear.
+    let notifiesStore: Bool
 }

@@ -73,6 +73,11 @@ extension NSPersistentStoreCoordinator {
         try store.engine.fetchRows(for: keys, context: context)
     }
 
+    /// The stored row of `key` in `store`, `nil` when the store does not hold it.
+    func row(for key: StoreKey, in store: NSPersistentStore, context: NSManagedObjectContext?) throws -> StoreRow? {
+        try store.engine.fetchRow(for: key, context: context)
+    }
+
     /// Every stored row of `entity` in `store`.
     func rows(of entity: NSEntityDescription, includesSubentities: Bool, in store: NSPersistentStore, context: NSManagedObjectContext?) throws -> [StoreRow] {
         try store.engine.fetchRows(of: entity, includesSubentities: includesSubentities, context: context)

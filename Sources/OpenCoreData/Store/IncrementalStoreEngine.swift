@@ -129,6 +129,10 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         return rows
     }
 
+    func fetchRow(for key: StoreKey, context: NSManagedObjectContext?) throws -> StoreRow? {
+        try fetchRows(for: [key], context: context).first
+    }
+
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow] {
         guard let store, let name = entity.name else { return [] }
         let context = try readingContext(context)

@@ -29,6 +29,9 @@ protocol PersistentStoreEngine: AnyObject {
     /// The rows of `keys` the store holds (rows it does not hold are left out), for the
     /// context that asked (an incremental store receives it); `nil` when none did.
     func fetchRows(for keys: [StoreKey], context: NSManagedObjectContext?) throws -> [StoreRow]
+    /// The row of `key`, `nil` when the store does not hold it: ``fetchRows(for:context:)``
+    /// for one key (a fault firing, a look-up by ID).
+    func fetchRow(for key: StoreKey, context: NSManagedObjectContext?) throws -> StoreRow?
     /// Every row of `entity` (and of its sub-entities when asked).
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow]
     /// The keys a relationship of the row `source` leads to (zero or one for a to-one).

@@ -9,6 +9,10 @@ extension SQLiteStoreEngine: PersistentStoreEngine {
         try fetchRows(for: keys)
     }
 
+    func fetchRow(for key: StoreKey, context: NSManagedObjectContext?) throws -> StoreRow? {
+        try fetchRow(for: key)
+    }
+
     func fetchRows(of entity: NSEntityDescription, includesSubentities: Bool, context: NSManagedObjectContext?) throws -> [StoreRow] {
         try fetchRows(of: entity, includesSubentities: includesSubentities)
     }

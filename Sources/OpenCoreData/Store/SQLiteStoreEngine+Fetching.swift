@@ -20,7 +20,7 @@ extension SQLiteStoreEngine {
     func fetchRows(for keys: [StoreKey]) throws -> [StoreRow] {
         lock.lock()
         defer { lock.unlock() }
-        if keys.count == 1 { return try fetchRow(for: keys[0]).map { [$0] } ?? [] }
+        if keys.count == 1 { return try fetchRowLocked(for: keys[0]).map { [$0] } ?? [] }
         let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
         var keysByTable: [ObjectIdentifier: (root: StoreEntity, keys: [Int64])] = [:]
         for key in keys {
@@ -53,8 +53,16 @@ extension SQLiteStoreEngine {
         return result
     }
 
+    /// The row for one key (a fault firing, a look-up by ID), `nil` when the store no
+    /// longer holds it: what ``fetchRows(for:)`` does for one key, with no arrays of one.
+    func fetchRow(for key: StoreKey) throws -> StoreRow? {
+        lock.lock()
+        defer { lock.unlock() }
+        return try fetchRowLocked(for: key)
+    }
+
     /// The row for one key (faulting one object): `… WHERE t0.Z_PK = ?`.
-    private func fetchRow(for key: StoreKey) throws -> StoreRow? {
+    private func fetchRowLocked(for key: StoreKey) throws -> StoreRow? {
         guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
         let plan = plans.select(root, includesSubentities: true, schema: schema)
         return try database.withStatement(plan.byKeySQL) { statement in

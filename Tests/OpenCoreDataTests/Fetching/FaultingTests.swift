@@ -83,6 +83,25 @@ final class FaultingTests: FetchTestCase {
         XCTAssertTrue(statements(freshLines)[0].hasSuffix("FROM ZTRAIL t0 WHERE t0.Z_PK = ?"), freshLines[0])
     }
 
+    func testExistingObjectReadsAnUnregisteredRowOnceAndRegistersOneObject() throws {
+        let id = try trail("Malerweg", in: context).objectID
+        context.reset()
+        XCTAssertNil(context.registeredObject(for: id))
+        // One statement for the row, an object fired from it that carries the ID itself.
+        let (object, lines) = try capturingSQL { try context.existingObject(with: id) }
+        XCTAssertEqual(statements(lines).count, 1, lines.joined(separator: "\n"))
+        XCTAssertTrue(statements(lines)[0].hasSuffix("FROM ZTRAIL t0 WHERE t0.Z_PK = ?"), lines[0])
+        XCTAssertFalse(object.isFault)
+        XCTAssertTrue(object.objectID === id)
+        XCTAssertTrue(context.registeredObject(for: id) === object, "registered once, under its ID")
+        XCTAssertTrue(context.object(with: id) === object)
+        // Registered and fired: asked again, the same object without SQL.
+        let (again, againLines) = try capturingSQL { try context.existingObject(with: id) }
+        XCTAssertTrue(again === object)
+        XCTAssertEqual(statements(againLines), [])
+        XCTAssertEqual(object.value(forKey: "name") as? String, "Malerweg")
+    }
+
     func testALongStalenessIntervalStillAcceptsRecentRows() throws {
         let malerweg = try trail("Malerweg", in: context)
         _ = malerweg.value(forKey: "name")
