@@ -98,6 +98,18 @@ open class NSConstraintConflict: NSObject {
         super.init()
     }
 
+    /// A conflict a save found, its snapshots already keyed as the property holds them
+    /// (no runtime cast of each one, which a save of thousands of conflicts would pay).
+    init(constraint: [String], database databaseObject: NSManagedObject?, conflicting conflictingObjects: [NSManagedObject],
+         conflictingSnapshots: [[AnyHashable: Any]]) {
+        self.constraint = constraint
+        self.databaseObject = databaseObject
+        givenDatabaseSnapshot = nil
+        self.conflictingObjects = conflictingObjects
+        self.conflictingSnapshots = conflictingSnapshots
+        super.init()
+    }
+
     /// Core Data's form: `NSConstraintConflict (0x…) for constraint (\n    name\n):
     /// database: 0x… <x-coredata://…>, conflictedObjects: (\n    "0x… <x-coredata:///…>"\n)`.
     open override var description: String {

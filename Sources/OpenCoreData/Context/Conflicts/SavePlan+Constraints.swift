@@ -97,7 +97,9 @@ extension SavePlan {
             rules[ObjectIdentifier(entity)] = found
             return found
         }
-        for object in candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
+        // Usually in creation order already (inserted in the order they were made): no sort.
+        let inOrder = zip(candidates, candidates.dropFirst()).allSatisfy { $0.objectID.creationSequence < $1.objectID.creationSequence }
+        for object in inOrder ? candidates : candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
             for (declaring, names, number) in applicable(to: object.entity) {
                 guard let values = Self.constraintValues(names, of: object.state.values, table: object.entity.propertyTable) else { continue }
                 if let position = index[number][values] {
@@ -111,16 +113,20 @@ extension SavePlan {
         let excluded = Set((candidates + work.deleted).compactMap { $0.objectID.storeKey })
         try findStoredRows(for: &groups, excluding: excluded, in: store)
         var conflicts: [NSConstraintConflict] = []
-        for group in groups where group.objects.count > 1 || !group.rows.isEmpty {
+        let conflicting = groups.filter { $0.objects.count > 1 || !$0.rows.isEmpty }
+        // The stored rows met go into the row cache together: one hold of its lock.
+        var cachedRows = store.rowCache.store(conflicting.compactMap(\.rows.first)).makeIterator()
+        for group in conflicting {
             let row = group.rows.first
-            let databaseObject = row.map { store.rowCache.store($0) }.map { context.object(for: $0.key, in: store) }
+            let databaseObject = row.flatMap { _ in cachedRows.next() }.map { context.object(for: $0.key, in: store) }
+            // The database snapshot is made from databaseRow when first asked for.
             let conflict = NSConstraintConflict(
-                constraint: group.names, database: databaseObject,
-                databaseSnapshot: nil,  // made from databaseRow when first asked for
-                conflicting: group.objects,
-                conflictingSnapshots: group.objects.map { object -> [String: Any] in
+                constraint: group.names, database: databaseObject, conflicting: group.objects,
+                conflictingSnapshots: group.objects.map { object -> [AnyHashable: Any] in
                     guard !object.state.isInserted, let snapshot = object.state.snapshot else { return [:] }
-                    return snapshotDictionary(of: snapshot, owner: object)
+                    var keyed: [AnyHashable: Any] = [:]
+                    for (name, value) in snapshotDictionary(of: snapshot, owner: object) { keyed[name] = value }
+                    return keyed
                 })
             conflict.databaseRow = row
             conflicts.append(conflict)

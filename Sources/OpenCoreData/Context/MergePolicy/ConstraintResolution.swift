@@ -112,11 +112,12 @@ enum ConstraintResolution {
     /// `target`'s entity has too, with their slot in each (to-many relationships move their
     /// members instead, see ``moveToManyMembers(from:to:)``).
     private static func mergeableProperties(from source: NSManagedObject, to target: NSManagedObject) -> [(slot: Int, targetSlot: Int, property: NSPropertyDescription)] {
-        let targetTable = target.entity.propertyTable
-        return source.entity.propertyTable.all.enumerated().compactMap { slot, property in
+        let sourceTable = source.entity.propertyTable, targetTable = target.entity.propertyTable
+        return sourceTable.all.enumerated().compactMap { slot, property in
             guard !property.isTransient, !(property is NSFetchedPropertyDescription),
                 !((property as? NSRelationshipDescription)?.isToMany ?? false),
-                let targetSlot = targetTable.slotByName[property.name]
+                // One entity (the usual merge) has one slot per property: no look-up by name.
+                let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[property.name]
             else { return nil }
             return (slot, targetSlot, property)
         }
