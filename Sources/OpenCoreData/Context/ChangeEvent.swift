@@ -27,9 +27,9 @@ struct ChangeEvent {
     }
 
     /// Objects reported as inserted: new ones and saved ones whose deletion was undone.
-    var reportedInserted: [NSManagedObject] { inserted.objects + undeleted.objects }
+    var reportedInserted: [NSManagedObject] { undeleted.isEmpty ? inserted.objects : inserted.objects + undeleted.objects }
     /// Objects reported as deleted.
-    var reportedDeleted: [NSManagedObject] { deleted.objects + uninserted.objects }
+    var reportedDeleted: [NSManagedObject] { uninserted.isEmpty ? deleted.objects : deleted.objects + uninserted.objects }
     /// Objects reported as updated: changed, and neither inserted nor deleted in this event.
     var reportedUpdated: [NSManagedObject] {
         if inserted.isEmpty, undeleted.isEmpty, deleted.isEmpty, uninserted.isEmpty { return updated.objects }

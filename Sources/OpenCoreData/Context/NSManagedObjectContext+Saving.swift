@@ -62,12 +62,20 @@ extension NSManagedObjectContext {
     /// after 1,000 rounds with an exception (decompiled `-[NSManagedObjectContext
     /// _prepareForPushChanges:]`, iOS 26), as here.
     private func callWillSaveUntilClean() {
-        var objects = inserted.objects + updated.objects + deleted.objects
+        // The first round walks copies of the lists in place rather than an array of them.
+        let firstRound = [inserted, updated, deleted]
+        var objects: [NSManagedObject] = []
         var called = Set<ObjectIdentifier>()  // filled only once a round changed something (rare)
         for round in 1... {
-            for object in objects { object.willSave() }
+            if round == 1 {
+                for list in firstRound { list.forEach { $0.willSave() } }
+            } else {
+                for object in objects { object.willSave() }
+            }
             guard !event.isEmpty else { return }
-            if round == 1 { called = Set(objects.map(ObjectIdentifier.init)) }
+            if round == 1 {
+                for list in firstRound { list.forEach { _ = called.insert(ObjectIdentifier($0)) } }
+            }
             // Next: the objects the round changed, inserted or deleted, and any other the
             // save now writes (a deletion's cascade, which processPendingChanges applies).
             var next = (event.inserted.objects + event.updated.objects + event.deleted.objects)
@@ -193,9 +201,11 @@ extension NSManagedObjectContext {
         func collect(_ check: () throws -> Void) {
             do { try check() } catch let error as NSError { errors.append(error) }
         }
-        for object in inserted.objects { collect(object.validateForInsert) }
-        for object in updated.objects { collect(object.validateForUpdate) }
-        for object in deleted.objects { collect(object.validateForDelete) }
+        // Copies of the lists, walked in place: a validation method may change objects.
+        let inserted = self.inserted, updated = self.updated, deleted = self.deleted
+        inserted.forEach { collect($0.validateForInsert) }
+        updated.forEach { collect($0.validateForUpdate) }
+        deleted.forEach { collect($0.validateForDelete) }
         if let error = combinedValidationError(errors) { throw error }
     }
 
@@ -209,11 +219,15 @@ extension NSManagedObjectContext {
         let temporaryCount = plan.writtenRows.reduce(0) { sum, group in sum + group.rows.reduce(0) { $0 + ($1.0.objectID.isTemporaryID ? 1 : 0) } }
         let temporaryEntriesGone = forgetTemporaryObjects(ifExactly: temporaryCount)
         for (store, rows) in plan.writtenRows {
+            var newIDs: [(object: NSManagedObject, id: NSManagedObjectID)] = []
+            newIDs.reserveCapacity(rows.count)
             for (object, row) in rows {
                 if object.objectID.isTemporaryID {
-                    let id = NSManagedObjectID(store: store, key: row.key, entity: object.entity)
-                    register(object, permanentID: id, temporaryEntryGone: temporaryEntriesGone)
+                    newIDs.append((object, NSManagedObjectID(store: store, key: row.key, entity: object.entity)))
                 }
+            }
+            register(newIDs, in: store, temporaryEntriesGone: temporaryEntriesGone)
+            for (object, row) in rows {
                 object.state.snapshot = row
                 object.state.isInserted = false
                 object.state.isUpdated = false
@@ -227,7 +241,8 @@ extension NSManagedObjectContext {
         }
         // Objects that changed only transient properties: nothing was written, nothing is
         // pending. (Written rows' objects were cleared above, so usually none is left to look up.)
-        let unwritten = updated.objects.filter { $0.state.isUpdated || !$0.state.changedSlots.isEmpty }
+        var unwritten: [NSManagedObject] = []
+        updated.forEach { if $0.state.isUpdated || !$0.state.changedSlots.isEmpty { unwritten.append($0) } }
         if !unwritten.isEmpty {
             let written = Set(plan.updatedObjects.map(ObjectIdentifier.init))
             for object in unwritten where !written.contains(ObjectIdentifier(object)) {
@@ -251,7 +266,9 @@ extension NSManagedObjectContext {
         forget(deletedNow)
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
         postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
-        for object in insertedNow + updatedNow + deletedNow { object.didSave() }
+        for objects in [insertedNow, updatedNow, deletedNow] {
+            for object in objects { object.didSave() }
+        }
     }
 }
 

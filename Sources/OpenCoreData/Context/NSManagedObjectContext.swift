@@ -525,6 +525,27 @@ open class NSManagedObjectContext {
         }
     }
 
+    /// Registers each of `objects` under its new permanent ID in `store`, as
+    /// ``register(_:permanentID:temporaryEntryGone:)`` does one object, with one hold of the
+    /// registry's lock for all. An incremental store, which hears of each registration as
+    /// it happens, gets them one by one.
+    func register(_ objects: [(object: NSManagedObject, id: NSManagedObjectID)], in store: NSPersistentStore, temporaryEntriesGone: Bool) {
+        guard !store.isIncremental else {
+            for (object, id) in objects { register(object, permanentID: id, temporaryEntryGone: temporaryEntriesGone) }
+            return
+        }
+        var entries: [(object: NSManagedObject, key: PermanentKey)] = []
+        entries.reserveCapacity(objects.count)
+        for (object, id) in objects {
+            let previous = ObjectIdentifier(object.objectID)
+            if !temporaryEntriesGone { temporaryObjects[previous] = nil }
+            if !idsFromChildren.isEmpty, let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
+            object.objectID = id
+            if let key = id.storeKey { entries.append((object, PermanentKey(store: store, key: key))) }
+        }
+        permanentObjects.insert(entries)
+    }
+
     /// Empties the table of temporary objects when it holds exactly `count` objects, the
     /// number a save is about to give permanent IDs (all of them, then): one step instead
     /// of one removal per object. Returns whether it did.
@@ -740,6 +761,12 @@ struct ObjectList {
     var count: Int { positions.count }
     /// The objects, in the order they were added.
     var objects: [NSManagedObject] { slots.compactMap { $0 } }
+
+    /// Calls `body` with each object, in the order they were added, without building the
+    /// array ``objects`` builds (a retain, a release and a slot per object).
+    func forEach(_ body: (NSManagedObject) throws -> Void) rethrows {
+        for case let object? in slots { try body(object) }
+    }
 
     func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 

@@ -37,6 +37,20 @@ final class ObjectRegistry {
         entries[key] = Unmanaged.passUnretained(object)
     }
 
+    /// Registers each object for its key, as ``insert(_:for:)`` does one, in one hold of the
+    /// lock: a save's new objects. The keys are distinct.
+    func insert(_ batch: [(object: NSManagedObject, key: PermanentKey)]) {
+        for (object, key) in batch {
+            if let previous = object.registration, previous.registry !== self || previous.key != key {
+                previous.registry.remove(object)
+            }
+            object.registration = Registration(registry: self, key: key)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        for (object, key) in batch { entries[key] = Unmanaged.passUnretained(object) }
+    }
+
     /// Takes `object` out of the registry.
     func remove(_ object: NSManagedObject) {
         guard let registration = object.registration, registration.registry === self else { return }

@@ -33,7 +33,8 @@ final class SavePlan {
         var positions: [ObjectIdentifier: Int] = [:]
         // A save holds long runs of one entity: its store is looked up once per run.
         var last: (entity: NSEntityDescription, store: NSPersistentStore)?
-        func add(_ object: NSManagedObject, _ path: WritableKeyPath<StoreWork, [NSManagedObject]>) throws {
+        enum Change { case inserted, updated, deleted }
+        func add(_ object: NSManagedObject, _ change: Change) throws {
             let store: NSPersistentStore
             if let known = object.objectID.persistentStore {
                 store = known
@@ -59,14 +60,24 @@ final class SavePlan {
                 order.append(store)
                 lists.append(StoreWork())
             }
-            lists[position][keyPath: path].append(object)
+            // A switch rather than a key path: applying a key path costs a call into the runtime.
+            switch change {
+            case .inserted: lists[position].inserted.append(object)
+            case .updated: lists[position].updated.append(object)
+            case .deleted: lists[position].deleted.append(object)
+            }
         }
-        for object in context.inserted.objects { try add(object, \.inserted) }
-        for object in context.updated.objects where SavePlan.hasPersistentChanges(object) {
-            try add(object, \.updated)
+        // Walked in place (copies of the lists, which nothing changes meanwhile), not as arrays.
+        let inserted = context.inserted, updated = context.updated, deleted = context.deleted
+        try inserted.forEach { try add($0, .inserted) }
+        try updated.forEach { object in
+            guard SavePlan.hasPersistentChanges(object) else { return }
+            try add(object, .updated)
             updatedObjects.append(object)
         }
-        for object in context.deleted.objects where !object.state.isInaccessible { try add(object, \.deleted) }
+        try deleted.forEach { object in
+            if !object.state.isInaccessible { try add(object, .deleted) }
+        }
         for (store, list) in zip(order, lists) { work[ObjectIdentifier(store)] = list }
         stores = order
         for store in stores where store.isReadOnly {
@@ -140,15 +151,17 @@ final class SavePlan {
         }
         var rows: [(NSManagedObject, StoreRow)] = []
         rows.reserveCapacity(inserted.count + storeWork.updated.count)
+        // The rows are written now: one reading of the clock for all of them, as a fetch does.
+        let timestamp = ProcessInfo.processInfo.systemUptime
         for (position, object) in inserted.enumerated() {
-            let row = makeRow(object, key: object.objectID.storeKey ?? newKeys[position]!, version: 1)
+            let row = makeRow(object, key: object.objectID.storeKey ?? newKeys[position]!, version: 1, timestamp: timestamp)
             try transaction.insert(row)
             rows.append((object, row))
         }
         var conflicts: [NSManagedObject] = []
         for object in storeWork.updated {
             let committed = object.state.snapshot!
-            let row = makeRow(object, key: committed.key, version: committed.version + 1)
+            let row = makeRow(object, key: committed.key, version: committed.version + 1, timestamp: timestamp)
             if try transaction.update(row, expectedVersion: committed.version, changedSlots: object.state.changedSlots) {
                 rows.append((object, row))
             } else if versionsChecked {
@@ -163,13 +176,16 @@ final class SavePlan {
                 NSPersistentStoreSaveConflictsErrorKey: try lockingConflicts(among: conflicts, in: store)
             ])
         }
-        for object in storeWork.inserted + storeWork.updated {
-            for relationship in object.entity.propertyTable.relationships
-            where relationship.isToMany && !relationship.isTransient && object.state.hasLoaded(relationship)
-                && (object.state.isInserted || object.state.changedSlots.contains(object.entity.propertyTable.slotByName[relationship.name]!))
-            {
-                let destinations = toManyMembers(object.state.values[relationship.name]).filter { !$0.state.isDeleted }.compactMap { key(of: $0) }
-                try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
+        // Many-to-many join rows: only entities with relationships can have any.
+        for objects in [inserted, storeWork.updated] where SavePlan.hasRelationships(objects) {
+            for object in objects {
+                for relationship in object.entity.propertyTable.relationships
+                where relationship.isToMany && !relationship.isTransient && object.state.hasLoaded(relationship)
+                    && (object.state.isInserted || object.state.changedSlots.contains(object.entity.propertyTable.slotByName[relationship.name]!))
+                {
+                    let destinations = toManyMembers(object.state.values[relationship.name]).filter { !$0.state.isDeleted }.compactMap { key(of: $0) }
+                    try transaction.writeToMany(relationship, source: key(of: object)!, destinations: destinations)
+                }
             }
         }
         return rows
@@ -197,7 +213,8 @@ final class SavePlan {
     }
 
     /// The row an object's current values make.
-    private func makeRow(_ object: NSManagedObject, key: StoreKey, version: Int64) -> StoreRow {
+    private func makeRow(_ object: NSManagedObject, key: StoreKey, version: Int64,
+                         timestamp: TimeInterval = ProcessInfo.processInfo.systemUptime) -> StoreRow {
         let table = object.entity.propertyTable
         var attributes = object.state.values
         if table.hasTransientAttributes || !object.state.loadedRelationships.isEmpty {
@@ -217,7 +234,7 @@ final class SavePlan {
                 toOne[relationship.name] = stored
             }
         }
-        return StoreRow(key: key, entity: object.entity, version: version, attributes: attributes, toOne: toOne)
+        return StoreRow(key: key, entity: object.entity, version: version, attributes: attributes, toOne: toOne, timestamp: timestamp)
     }
 
     /// The row key of `object`: permanent, or assigned in this save.

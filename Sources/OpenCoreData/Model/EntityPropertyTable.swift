@@ -10,6 +10,9 @@ import Foundation
 final class EntityPropertyTable {
     /// Every property, inherited ones first, in model order.
     let all: [NSPropertyDescription]
+    /// The name of each property of `all`, by slot: comparing a key with the name of the
+    /// slot a caller expects costs less than hashing the key.
+    let names: [String]
     let byName: [String: NSPropertyDescription]
     /// Each property's index in `all`: its slot in ``PropertyValues``.
     let slotByName: [String: Int]
@@ -36,6 +39,7 @@ final class EntityPropertyTable {
 
     init(entity: NSEntityDescription) {
         all = entity.properties
+        names = all.map(\.name)
         byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         let properties = all
         slotByName = Dictionary(properties.indices.map { (properties[$0].name, $0) }, uniquingKeysWith: { _, last in last })

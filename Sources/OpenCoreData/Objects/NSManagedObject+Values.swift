@@ -32,7 +32,7 @@ extension NSManagedObject {
     func kvcSetValue(_ value: Any?, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
         let table = state.values.table
-        let slot = slot(forKey: key, in: table, accessing: false)
+        let slot = slotSetNext(forKey: key, in: table)
         let property = table.all[slot]
         // The usual case first: a plain attribute handed a value of the very Swift type it
         // stores (a String for a string attribute) stores it as given, without the casts
@@ -176,6 +176,17 @@ extension NSManagedObject {
         return table.all[slot(forKey: key, in: table, accessing: accessing)]
     }
 
+    /// The slot of the property named `key` in `table`, for a setter: the slot after the
+    /// one changed last is tried first, by name (code that sets an object's properties one
+    /// after another usually follows the model's order), and only then the table by key.
+    @inline(__always)
+    private func slotSetNext(forKey key: String, in table: EntityPropertyTable) -> Int {
+        let next = state.lastChangedSlot + 1
+        // With unique names, the slot whose name is `key` is the one the table gives.
+        if table.namesAreUnique, next < table.names.count, table.names[next] == key { return next }
+        return slot(forKey: key, in: table, accessing: false)
+    }
+
     /// The slot of the property named `key` in `table` (this object's), or a stop with Core
     /// Data's key-value coding message.
     func slot(forKey key: String, in table: EntityPropertyTable, accessing: Bool) -> Int {
@@ -221,7 +232,7 @@ extension NSManagedObject {
         // The usual caller is didChangeValue(forKey:) right after setValue(_:forKey:)
         // recorded the same key: comparing a name is cheaper than looking the key up.
         let last = state.lastChangedSlot
-        if last >= 0, last < table.all.count, state.changedSlots.contains(last), table.all[last].name == key { return }
+        if last >= 0, last < table.names.count, state.changedSlots.contains(last), table.names[last] == key { return }
         guard let slot = table.slotByName[key] else { return }
         // A change announced only by will/didChangeValue stored nothing: its value now is its old one.
         willMutate(slot: slot)
