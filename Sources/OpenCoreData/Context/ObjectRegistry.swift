@@ -37,14 +37,15 @@ final class ObjectRegistry {
         entries[key] = Unmanaged.passUnretained(object)
     }
 
-    /// Registers each object for its key, as ``insert(_:for:)`` does one, in one hold of the
-    /// lock: a save's new objects. The keys are distinct.
+    /// Registers each object for its key, as ``insert(_:for:notifiesStore:)`` does one, in
+    /// one hold of the lock: a save's new objects of a store that is not told when they go
+    /// (an incremental store registers them one by one). The keys are distinct.
     func insert(_ batch: [(object: NSManagedObject, key: PermanentKey)]) {
         for (object, key) in batch {
             if let previous = object.registration, previous.registry !== self || previous.key != key {
                 previous.registry.remove(object)
             }
-            object.registration = Registration(registry: self, key: key)
+            object.registration = Registration(registry: self, key: key, notifiesStore: false)
         }
         lock.lock()
         defer { lock.unlock() }
