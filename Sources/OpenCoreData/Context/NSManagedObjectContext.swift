@@ -437,6 +437,19 @@ open class NSManagedObjectContext {
         guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
+        return registerFault(id: id, for: registryKey, in: store)
+    }
+
+    /// The registered object for a fetched `row` of `store`, or a new fault for it: the
+    /// row names its entity, so its ID is made without looking the entity up by number.
+    func object(for row: StoreRow, in store: NSPersistentStore) -> NSManagedObject {
+        let registryKey = PermanentKey(store: store, key: row.key)
+        if let registered = permanentObjects.object(for: registryKey) { return registered }
+        return registerFault(id: NSManagedObjectID(store: store, key: row.key, entity: row.entity), for: registryKey, in: store)
+    }
+
+    /// A new fault with `id`, registered under `registryKey`.
+    private func registerFault(id: NSManagedObjectID, for registryKey: PermanentKey, in store: NSPersistentStore) -> NSManagedObject {
         let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
         permanentObjects.insert(object, for: registryKey)
         store.contextDidRegister(id)

@@ -81,7 +81,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         if let registration {
             registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
             // The context no longer uses the object: an incremental store is told so.
-            objectID.persistentStore?.contextDidUnregister(objectID)
+            if objectID.isInIncrementalStore { objectID.persistentStore?.contextDidUnregister(objectID) }
         }
     }
 

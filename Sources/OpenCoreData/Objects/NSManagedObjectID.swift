@@ -38,6 +38,10 @@ public final class NSManagedObjectID: NSObject {
     private static let temporaryIdentifierLock = NSLock()
     /// The store UUID, kept so the URI survives the store being removed.
     private let storeIdentifier: String?
+    /// Whether the store is an ``NSIncrementalStore``, which is told when contexts let go
+    /// of the ID's object: a flag, so that freeing an object of any other store does not
+    /// take a reference to the store to find out.
+    let isInIncrementalStore: Bool
 
     /// The order temporary IDs were made in (0 for a permanent ID). A save gives objects of
     /// one entity their primary keys in this order, so objects that sort alike keep the
@@ -52,6 +56,7 @@ public final class NSManagedObjectID: NSObject {
         self.storeKey = nil
         self.storeIdentifier = nil
         self.storeHandle = nil
+        self.isInIncrementalStore = false
         self.creationSequence = Self.creationCounterLock.withLock {
             Self.creationCounter += 1
             return Self.creationCounter
@@ -64,6 +69,7 @@ public final class NSManagedObjectID: NSObject {
         self.storeKey = key
         self.storeIdentifier = store.identifier
         self.storeHandle = store.handle
+        self.isInIncrementalStore = store.isIncremental
         self.creationSequence = 0
     }
 
