@@ -38,6 +38,12 @@ extension NSManagedObjectContext {
         // A typed request names the program's class: remember its module for class lookup.
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.noteClass(type) }
         let entity = resolveEntity(of: request)
+        // Objects that this context evaluates itself (what a SQL store's engine asks of it)
+        // come back as objects, not in an array of `Any` to be cast back one by one.
+        if request.resultType == .managedObjectResultType, parent == nil, let coordinator = persistentStoreCoordinator,
+            coordinator.evaluatesFetchInContext(of: entity) {
+            return typedResults(try evaluateObjectFetch(request, entity: entity))
+        }
         // A context with a parent answers from its parent; otherwise the coordinator asks the store.
         let results: [Any]
         if parent == nil, let coordinator = persistentStoreCoordinator {
@@ -48,6 +54,17 @@ extension NSManagedObjectContext {
         return results.map { result in
             guard let typed = result as? T else {
                 fatalError("NSFetchRequest<\(T.self)> cannot return \(type(of: result)) results; match its result type to its resultType.")
+            }
+            return typed
+        }
+    }
+
+    /// `objects` as the request's result type: the same array when that is `NSManagedObject`.
+    private func typedResults<T>(_ objects: [NSManagedObject]) -> [T] {
+        if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
+        return objects.map { object in
+            guard let typed = object as? T else {
+                fatalError("NSFetchRequest<\(T.self)> cannot return \(type(of: object)) results; match its result type to its resultType.")
             }
             return typed
         }
@@ -65,13 +82,18 @@ extension NSManagedObjectContext {
         case .dictionaryResultType:
             return try dictionaryResults(for: request, entity: entity)
         default:
-            let objects = try matchingObjects(entity: entity, request: request)
-            if !request.returnsObjectsAsFaults, request.fetchBatchSize == 0 { objects.forEach { $0.fulfillFaultIfNeeded() } }
-            if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
-                try prefetchRelationships(keyPaths, of: objects)
-            }
-            return objects
+            return try evaluateObjectFetch(request, entity: entity)
         }
+    }
+
+    /// ``evaluateFetch(_:entity:)`` of a request for managed objects.
+    private func evaluateObjectFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
+        let objects = try matchingObjects(entity: entity, request: request)
+        if !request.returnsObjectsAsFaults, request.fetchBatchSize == 0 { objects.forEach { $0.fulfillFaultIfNeeded() } }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+            try prefetchRelationships(keyPaths, of: objects)
+        }
+        return objects
     }
 
     /// The number of objects `request` matches, counted as ``evaluateFetch(_:entity:)`` fetches.
@@ -266,8 +288,10 @@ extension NSManagedObjectContext {
             var tail: FetchLogTail?
             let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities, tail: &tail))
             reserveRegistryCapacity(rows.count)
+            let refreshes = request.shouldRefreshRefetchedObjects
             objects = rows.map { row in
-                let object = registeredObject(for: row.key, in: route.store, request: request)
+                let object = object(for: row, in: route.store)
+                if refreshes { refreshIfRefetched(object) }
                 if object.state.isFault { object.state.heldRow = row }
                 return object
             }
@@ -342,10 +366,14 @@ extension NSManagedObjectContext {
     /// The object of a fetched row, refreshed first when the request asks for it.
     private func registeredObject<T>(for key: StoreKey, in store: NSPersistentStore, request: NSFetchRequest<T>) -> NSManagedObject {
         let object = object(for: key, in: store)
-        if request.shouldRefreshRefetchedObjects, !object.hasChanges, !object.state.isFault {
-            refresh(object, mergeChanges: false)
-        }
+        if request.shouldRefreshRefetchedObjects { refreshIfRefetched(object) }
         return object
+    }
+
+    /// What `shouldRefreshRefetchedObjects` asks of a refetched object: an unchanged one
+    /// that is not a fault turns back into one, to take the fetched values.
+    private func refreshIfRefetched(_ object: NSManagedObject) {
+        if !object.hasChanges, !object.state.isFault { refresh(object, mergeChanges: false) }
     }
 
     /// The permanent ID of a row (IDs are equal by value; no object is registered).

@@ -450,10 +450,15 @@ open class NSManagedObjectContext {
         guard let id = persistentStoreCoordinator?.objectID(for: key, in: store) ?? NSManagedObjectID.orphan(key: key, store: store) else {
             fatalError("No entity numbered \(key.entityNumber) in store \(store.identifier ?? "?")")
         }
-        let object = NSManagedObject.makeFault(of: id.entity, id: id, context: self)
-        permanentObjects.insert(object, for: registryKey, notifiesStore: store.isIncremental)
-        store.contextDidRegister(id)
-        return object
+        return registerNewFault(for: id, key: key, store: store)
+    }
+
+    /// The registered object for a fetched `row` of `store`, or a new fault for it: the
+    /// row names its entity, so its ID is made without looking the entity up by number.
+    func object(for row: StoreRow, in store: NSPersistentStore) -> NSManagedObject {
+        let registryKey = PermanentKey(store: store, key: row.key)
+        if let registered = permanentObjects.object(for: registryKey) { return registered }
+        return registerNewFault(for: NSManagedObjectID(store: store, key: row.key, entity: row.entity), key: row.key, store: store)
     }
 
     /// The object for a permanent ID of one of this context's stores: the registered one,

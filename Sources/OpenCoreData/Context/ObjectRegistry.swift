@@ -79,7 +79,8 @@ final class ObjectRegistry {
     func removeEntry(_ key: PermanentKey, ifItIs object: Unmanaged<NSManagedObject>) {
         lock.lock()
         defer { lock.unlock() }
-        if entries[key]?.toOpaque() == object.toOpaque() { entries[key] = nil }
+        // One hash: the entry found is the entry removed.
+        if let index = entries.index(forKey: key), entries.values[index].toOpaque() == object.toOpaque() { entries.remove(at: index) }
     }
 
     /// Every live registered object.

@@ -23,6 +23,14 @@ extension NSPersistentStoreCoordinator {
         return try context.evaluateFetch(request, entity: entity)
     }
 
+    /// Whether ``execute(_:entity:with:)`` answers a fetch of `entity` with the context's
+    /// own ``NSManagedObjectContext/evaluateFetch(_:entity:)``: unless the one store holding
+    /// the entity is an ``NSIncrementalStore``, which answers with its own results.
+    func evaluatesFetchInContext(of entity: NSEntityDescription) -> Bool {
+        guard let store = onlyStore(holding: entity) else { return true }
+        return !store.isIncremental
+    }
+
     /// How many objects a fetch of `entity` would return to `context`.
     func count<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription, with context: NSManagedObjectContext) throws -> Int {
         if let store = onlyStore(holding: entity) {
