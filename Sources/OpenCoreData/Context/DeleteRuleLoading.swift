@@ -35,7 +35,9 @@ extension NSManagedObjectContext {
                 store.engine.sqlSchema != nil
             else { continue }
             for relationship in owner.entity.propertyTable.relationships where Self.loadsTogether(relationship) {
-                guard !owner.state.hasLoaded(relationship) else { continue }
+                // The slot and the loaded set read in place: `state.hasLoaded(_:)` on another
+                // object's state copies the whole state first (a retain of each reference).
+                if let slot = owner.state.values.table.slot(of: relationship), owner.state.loadedRelationships.contains(slot) { continue }
                 let group = ObjectIdentifier(relationship)
                 if groups[group] == nil {
                     order.append(group)

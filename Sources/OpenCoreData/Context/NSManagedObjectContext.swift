@@ -758,7 +758,8 @@ struct PermanentKey: Hashable {
 struct ObjectList {
     /// Slots in insertion order; removed objects leave `nil` until the next compaction.
     private var slots: [NSManagedObject?] = []
-    private var positions: [ObjectIdentifier: Int] = [:]
+    /// Each object's slot, by address (see AddressTable.swift).
+    private var positions = AddressTable()
     /// Slots before this one are empty (taken by ``popFirst()``).
     private var head = 0
 
@@ -773,7 +774,7 @@ struct ObjectList {
         for case let object? in slots { try body(object) }
     }
 
-    func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
+    func contains(_ object: NSManagedObject) -> Bool { positions.value(for: ObjectIdentifier(object)) != nil }
 
     /// Removes and returns the object added first, if any.
     mutating func popFirst() -> NSManagedObject? {
@@ -782,7 +783,7 @@ struct ObjectList {
             slots[head] = nil
             head += 1
             if let object = slot {
-                positions[ObjectIdentifier(object)] = nil
+                positions.removeValue(for: ObjectIdentifier(object))
                 if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0 }
                 return object
             }
@@ -791,19 +792,15 @@ struct ObjectList {
     }
 
     mutating func append(_ object: NSManagedObject) {
-        // One hash look-up for a new object (the usual case: every object a save or a
-        // change event lists is appended once), instead of a test and then an insertion.
-        let id = ObjectIdentifier(object)
-        if let known = positions.updateValue(slots.count, forKey: id) {
-            positions[id] = known
-            return
-        }
+        // One look-up for a new object (the usual case: every object a save or a change
+        // event lists is appended once), instead of a test and then an insertion.
+        guard positions.insertIfAbsent(slots.count, for: ObjectIdentifier(object)) == nil else { return }
         slots.append(object)
     }
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let index = positions.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        guard let index = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
         slots[index] = nil
         if slots.count > 32, positions.count < slots.count / 2 { compact() }
         return true
@@ -812,7 +809,7 @@ struct ObjectList {
     private mutating func compact() {
         slots = slots.filter { $0 != nil }
         head = 0
-        for (index, object) in slots.enumerated() { positions[ObjectIdentifier(object!)] = index }
+        for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
     }
 }
 
