@@ -1,11 +1,15 @@
 /// A hash table from object addresses to integers: the positions in an ``ObjectList``.
 ///
 /// Why not `[ObjectIdentifier: Int]`: a dictionary hashes every key with the standard
-/// library's seeded SipHash, and a cascade delete through 100,000 objects makes about
-/// half a million list look-ups (deleted, updated, to process, the event's lists), where
-/// that hashing showed as the largest part of each. An address needs no such hash: a
-/// multiplication spreads its bits (Fibonacci hashing), and open addressing with linear
-/// probing keeps each look-up to one or two neighbouring entries.
+/// library's seeded SipHash and scatters neighbouring keys across its storage, and a
+/// cascade delete through 100,000 objects makes about half a million list look-ups
+/// (deleted, updated, to process, the event's lists), where that hashing and the cache
+/// misses of the scattered entries showed as the largest part of each. An address needs
+/// no such hash: objects made one after another lie at increasing addresses, and a home
+/// entry taken from the address's own bits (folded with its higher bits, so that
+/// addresses a table's span apart do not pile up) keeps their entries next to each other,
+/// in the cache together, as the lists add and remove them in that order. Open addressing
+/// with linear probing, at most half full.
 ///
 /// A value type with copy-on-write storage, like the dictionary it replaces. Keys are
 /// addresses of live objects (never 0, which marks an empty entry); the list holding the
@@ -17,8 +21,8 @@ struct AddressTable {
     }
 
     private var entries: [Entry] = []
-    /// Right shift that leaves the hash's top bits, as many as the capacity's power of two.
-    private var shift: UInt = 64
+    /// The capacity's power of two.
+    private var shift: UInt = 0
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
@@ -28,14 +32,16 @@ struct AddressTable {
     /// The entry where the search for `key` starts.
     @inline(__always)
     private static func home(_ key: UInt, _ shift: UInt) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        // Objects are at least 16 bytes apart: the low 4 bits say nothing. Callers mask.
+        let unit = key >> 4
+        return Int(truncatingIfNeeded: unit ^ (unit >> shift))
     }
 
     /// The value stored for `id`, if any.
     func value(for id: ObjectIdentifier) -> Int? {
         guard count > 0 else { return nil }
         let key = Self.address(id), mask = entries.count - 1
-        let start = Self.home(key, shift)
+        let start = Self.home(key, shift) & mask
         return entries.withUnsafeBufferPointer { entries in
             var index = start
             while true {
@@ -51,7 +57,7 @@ struct AddressTable {
     mutating func insertIfAbsent(_ value: Int, for id: ObjectIdentifier) -> Int? {
         if (count + 1) * 2 > entries.count { grow() }
         let key = Self.address(id), mask = entries.count - 1
-        let start = Self.home(key, shift)
+        let start = Self.home(key, shift) & mask
         let existing: Int? = entries.withUnsafeMutableBufferPointer { entries in
             var index = start
             while true {
@@ -71,7 +77,7 @@ struct AddressTable {
     mutating func setValue(_ value: Int, for id: ObjectIdentifier) {
         if (count + 1) * 2 > entries.count { grow() }
         let key = Self.address(id), mask = entries.count - 1
-        let start = Self.home(key, shift)
+        let start = Self.home(key, shift) & mask
         let added: Bool = entries.withUnsafeMutableBufferPointer { entries in
             var index = start
             while true {
@@ -94,7 +100,7 @@ struct AddressTable {
     mutating func removeValue(for id: ObjectIdentifier) -> Int? {
         guard count > 0 else { return nil }
         let key = Self.address(id), mask = entries.count - 1
-        let start = Self.home(key, shift)
+        let start = Self.home(key, shift) & mask
         let bits = shift
         let removed: Int? = entries.withUnsafeMutableBufferPointer { entries in
             var index = start
@@ -110,7 +116,7 @@ struct AddressTable {
                 next = (next + 1) & mask
                 let candidate = entries[next]
                 if candidate.key == 0 { break }
-                let start = Self.home(candidate.key, bits)
+                let start = Self.home(candidate.key, bits) & mask
                 let staysPut = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
                 if !staysPut {
                     entries[hole] = candidate
@@ -138,11 +144,11 @@ struct AddressTable {
         let capacity = Swift.max(16, entries.count * 2)
         let old = entries
         entries = Array(repeating: Entry(key: 0, value: 0), count: capacity)
-        shift = UInt(64 - capacity.trailingZeroBitCount)
+        shift = UInt(capacity.trailingZeroBitCount)
         let mask = capacity - 1, shift = self.shift
         entries.withUnsafeMutableBufferPointer { entries in
             for entry in old where entry.key != 0 {
-                var index = Self.home(entry.key, shift)
+                var index = Self.home(entry.key, shift) & mask
                 while entries[index].key != 0 { index = (index + 1) & mask }
                 entries[index] = entry
             }
