@@ -132,7 +132,12 @@ extension NSManagedObject {
             removePrimitively([source], from: inverse)
         } else if toOneValue(of: inverse, expecting: source) === source {
             willChangeValue(forKey: inverse.name)
-            setPrimitiveValue(nil, forKey: inverse.name)
+            // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
+            if let slot = state.values.table.slot(of: inverse), !state.isFault {
+                storePrimitiveValue(nil, slot: slot, key: inverse.name)
+            } else {
+                setPrimitiveValue(nil, forKey: inverse.name)
+            }
             didChangeValue(forKey: inverse.name)
         }
     }
