@@ -33,14 +33,15 @@ extension NSManagedObjectContext {
         // the last entity's relationships are kept by position, so an owner of the same
         // entity finds its groups without hashing (a cascade through 100,000 objects
         // groups 100,000 owners).
-        var groups: [(relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject])] = []
+        // Each group keeps its owners' primary keys beside them, read here once: reading an
+        // object's ID again later costs a cache miss per owner.
+        var groups: [(relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject], keys: [Int64])] = []
         var groupIndex: [ObjectIdentifier: Int] = [:]
         var lastEntity: NSEntityDescription?
         var lastGroups: [Int?] = []  // by position in lastEntity's relationships; -1: none yet
         for owner in owners where !owner.state.isFault && !owner.state.isInaccessible && !owner.state.isInserted {
-            guard let store = owner.objectID.persistentStore, owner.objectID.storeKey != nil,
-                store.engine.sqlSchema != nil
-            else { continue }
+            let id = owner.objectID
+            guard let store = id.persistentStore, let key = id.storeKey?.primaryKey, store.engine.sqlSchema != nil else { continue }
             let relationships = owner.entity.propertyTable.relationships
             if owner.entity !== lastEntity {
                 lastEntity = owner.entity
@@ -57,16 +58,19 @@ extension NSManagedObjectContext {
                     } else {
                         group = groups.count
                         groupIndex[ObjectIdentifier(relationship)] = group
-                        groups.append((relationship, store, []))
+                        groups.append((relationship, store, [], []))
                     }
                     lastGroups[position] = group
                 }
                 // Another store's owners of the same relationship fire their faults instead.
-                if groups[group].store === store { groups[group].owners.append(owner) }
+                if groups[group].store === store {
+                    groups[group].owners.append(owner)
+                    groups[group].keys.append(key)
+                }
             }
         }
-        for (relationship, store, members) in groups where members.count > 1 {
-            readingQueryGeneration { loadToMany(relationship, of: members, in: store) }
+        for (relationship, store, members, keys) in groups where members.count > 1 {
+            readingQueryGeneration { loadToMany(relationship, of: members, keys: keys, in: store) }
         }
     }
 
@@ -81,14 +85,15 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Reads the destinations of `owners`' `relationship` and gives each owner its set;
-    /// leaves every owner unloaded when the store cannot answer in one statement or fails
-    /// (each then fires its own fault, which reports the failure as a fault does).
-    private func loadToMany(_ relationship: NSRelationshipDescription, of owners: [NSManagedObject], in store: NSPersistentStore) {
+    /// Reads the destinations of `owners`' `relationship` (`keys`: the owners' primary keys,
+    /// in the same order) and gives each owner its set; leaves every owner unloaded when the
+    /// store cannot answer in one statement or fails (each then fires its own fault, which
+    /// reports the failure as a fault does).
+    private func loadToMany(_ relationship: NSRelationshipDescription, of owners: [NSManagedObject], keys: [Int64], in store: NSPersistentStore) {
         guard case .foreignKey(let destination, let keyColumn, _)? = store.engine.sqlSchema?.toMany(relationship),
             let inverse = relationship.inverseRelationship?.name,
             let engine = try? store.engine.sqlite(for: "Loading the relationships of deleted objects"),
-            let fetched = try? engine.fetchRows(of: destination, whereKey: keyColumn, in: owners.compactMap { $0.objectID.storeKey?.primaryKey })
+            let fetched = try? engine.fetchRows(of: destination, whereKey: keyColumn, in: keys)
         else { return }
         var byOwner: [Int64: [NSManagedObject]] = [:]
         if !fetched.isEmpty {
@@ -102,8 +107,7 @@ extension NSManagedObjectContext {
         }
         // Most owners of a cascade's last round (its leaves) have no members: no look-up.
         let none = Set<NSManagedObject>()
-        for owner in owners {
-            guard let key = owner.objectID.storeKey?.primaryKey else { continue }
+        for (owner, key) in zip(owners, keys) {
             let members = byOwner.isEmpty ? nil : byOwner[key]
             // By slot, as the relationship's value is read: the name is not hashed per owner.
             guard let slot = owner.state.values.table.slot(of: relationship) else { continue }
