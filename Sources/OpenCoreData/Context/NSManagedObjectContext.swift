@@ -760,8 +760,11 @@ struct ObjectList {
     private var slots: [NSManagedObject?] = []
     /// Each object's slot, by address (see AddressTable.swift).
     private var positions = AddressTable()
-    /// Slots before this one are empty (taken by ``popFirst()``).
+    /// Slots before this one are empty (taken by ``popFirst()`` or removed from the front).
     private var head = 0
+    /// What `positions` holds beyond a slot's index: a compaction that only drops empty
+    /// slots from the front leaves the other objects' positions as they are (see `compact()`).
+    private var base = 0
 
     var isEmpty: Bool { positions.isEmpty }
     var count: Int { positions.count }
@@ -784,7 +787,7 @@ struct ObjectList {
             head += 1
             if let object = slot {
                 positions.removeValue(for: ObjectIdentifier(object))
-                if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0 }
+                if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0; base = 0 }
                 return object
             }
         }
@@ -794,22 +797,41 @@ struct ObjectList {
     mutating func append(_ object: NSManagedObject) {
         // One look-up for a new object (the usual case: every object a save or a change
         // event lists is appended once), instead of a test and then an insertion.
-        guard positions.insertIfAbsent(slots.count, for: ObjectIdentifier(object)) == nil else { return }
+        guard positions.insertIfAbsent(slots.count + base, for: ObjectIdentifier(object)) == nil else { return }
         slots.append(object)
     }
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let index = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
+        guard let position = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
+        let index = position - base
         slots[index] = nil
+        if positions.isEmpty {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+            base = 0
+            return true
+        }
+        if index == head {
+            while slots[head] == nil { head += 1 }  // stops at an object: the list is not empty
+        }
         if slots.count > 32, positions.count < slots.count / 2 { compact() }
         return true
     }
 
     private mutating func compact() {
-        slots = slots.filter { $0 != nil }
+        if positions.count == slots.count - head {
+            // Only slots at the front are empty: a list emptied in the order it was filled
+            // (the delete rules' queue, the objects a cascade updates and then deletes).
+            // Dropping them moves the others without touching their positions.
+            slots.removeFirst(head)
+            base += head
+        } else {
+            slots = slots.filter { $0 != nil }
+            base = 0
+            for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
+        }
         head = 0
-        for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
     }
 }
 
