@@ -196,10 +196,11 @@ extension SQLiteStoreEngine {
         let table = entity.entity.propertyTable
         let count = table.all.count
         // Every slot nil, then each selected attribute's value written in place: no
-        // uniqueness check per value. (`repeating:count:` is specialized here;
-        // `unsafeUninitializedCapacity:` was not, and looked the array's generic metadata
-        // up at run time for every row.)
-        var attributes = [Any?](repeating: nil, count: count)
+        // per-element copy of a nil `Any?`, no uniqueness check per value.
+        var attributes = [Any?](unsafeUninitializedCapacity: count) { slots, initialized in
+            slots.initialize(repeating: nil)
+            initialized = count
+        }
         let external = externalStorage
         let mappedAttributes = entity.attributes
         try attributes.withUnsafeMutableBufferPointer { slots in
