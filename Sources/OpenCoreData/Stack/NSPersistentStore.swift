@@ -202,9 +202,7 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// the rows it alone holds (``sweep()``), so the rows of objects a program let go of do not
 /// stay for the store's life; Core Data's cache counts its contexts' references the same way.
 final class RowCache {
-    /// Room for the first sweep's rows from the start: growing by doubling up to it
-    /// rehashed every row at each step, a cost look-ups one by one paid for nothing.
-    private var rows = [StoreKey: StoreRow](minimumCapacity: RowCache.minimumSweepCount)
+    private var rows: [StoreKey: StoreRow] = [:]
     private let lock = NSLock()
     /// This cache's number, unique in the process and never 0: what a row's `currentIn`
     /// holds while it is this cache's current row.

@@ -67,9 +67,7 @@ extension SQLiteStoreEngine {
         let plan = plans.select(root, includesSubentities: true, schema: schema)
         return try database.withStatement(plan.byKeySQL) { statement in
             statement.bindKey(key.primaryKey, at: 1)
-            // Z_PK is the table's key: one row at most, so the statement is reset after
-            // it rather than stepped to its end.
-            return try readRows(statement, plan: plan, limit: 1).first
+            return try readRows(statement, plan: plan).first
         }
     }
 
@@ -153,10 +151,8 @@ extension SQLiteStoreEngine {
     /// With `tail`, at SQL debug level 3 and above the lines that follow the connection
     /// time (the fetched objects, then the total time) are left to the caller, who has
     /// the objects: they go into `tail` instead of being printed.
-    /// With `limit`, stops after that many rows: for a statement that cannot return more
-    /// (a look-up by primary key), the last step, which only finds the end, is saved.
     func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
-                  tail: UnsafeMutablePointer<FetchLogTail?>? = nil, limit: Int = .max) throws -> [StoreRow] {
+                  tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         defer { statement.reset() }
         // The clock only runs for the log: unlogged, a look-up by ID reads no clock.
         let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
@@ -165,7 +161,7 @@ extension SQLiteStoreEngine {
         var current: StoreEntity?
         // The rows' read time, taken once at the first row rather than once per row.
         var firstReadAt: TimeInterval?
-        while rows.count < limit {
+        while true {
             let stepStart = clock?.elapsed ?? 0
             guard try statement.step() else { break }
             if let clock { stepTime += clock.elapsed - stepStart }
