@@ -31,7 +31,8 @@ struct ChangeEvent {
     /// Objects reported as deleted.
     var reportedDeleted: [NSManagedObject] { uninserted.isEmpty ? deleted.objects : deleted.objects + uninserted.objects }
     /// Objects reported as updated: changed, and neither inserted nor deleted in this event.
-    var reportedUpdated: [NSManagedObject] {
+    /// (Mutating: asking the lists about each object brings their tables of positions up to date.)
+    mutating func reportedUpdated() -> [NSManagedObject] {
         if inserted.isEmpty, undeleted.isEmpty, deleted.isEmpty, uninserted.isEmpty { return updated.objects }
         return updated.objects.filter {
             !inserted.contains($0) && !undeleted.contains($0) && !deleted.contains($0) && !uninserted.contains($0)

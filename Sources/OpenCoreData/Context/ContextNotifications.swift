@@ -96,8 +96,18 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextDidSaveObjectIDs` (their IDs), as a save to the store or to a
     /// parent context ends.
     func postDidSaveNotifications(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        // Objects inserted and saved in one event were just reported in a set by the
+        // save's objects-did-change notification: the same objects make the same set.
+        let insertedSet: Set<NSManagedObject>
+        if let reported = reportedInsertions, reported.objects.count == inserted.count,
+            zip(reported.objects, inserted).allSatisfy({ $0 === $1 }) {
+            insertedSet = reported.set
+        } else {
+            insertedSet = Set(inserted)
+        }
+        reportedInsertions = nil
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+            NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
         ])
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
             NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),

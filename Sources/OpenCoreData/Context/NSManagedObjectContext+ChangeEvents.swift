@@ -24,7 +24,7 @@ extension NSManagedObjectContext {
             }
         }
         guard !event.isEmpty else { return }
-        let finished = event
+        var finished = event
         event = ChangeEvent()
         let undoRecord = undoRecord(for: finished)
         eventNumber += 1
@@ -34,7 +34,7 @@ extension NSManagedObjectContext {
         // Objects inserted in the event are no longer new in the next one (see willMutate).
         finished.inserted.forEach { $0.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
-        postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated,
+        postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated(),
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects)
     }
 
@@ -43,7 +43,13 @@ extension NSManagedObjectContext {
     func postObjectsDidChange(inserted: [NSManagedObject] = [], updated: [NSManagedObject] = [], deleted: [NSManagedObject] = [],
                               refreshed: [NSManagedObject] = [], invalidated: [NSManagedObject] = []) {
         var userInfo: [AnyHashable: Any] = [:]
-        for (key, objects) in [(NSInsertedObjectsKey, inserted), (NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
+        if !inserted.isEmpty {
+            let set = Set(inserted)
+            userInfo[NSInsertedObjectsKey] = set
+            // A save's did-save notification may report the same objects (see postDidSaveNotifications).
+            if isSaving { reportedInsertions = (inserted, set) }
+        }
+        for (key, objects) in [(NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
                                (NSRefreshedObjectsKey, refreshed), (NSInvalidatedObjectsKey, invalidated)] where !objects.isEmpty {
             userInfo[key] = Set(objects)
         }
@@ -53,12 +59,13 @@ extension NSManagedObjectContext {
 
     // MARK: Recording an event (called by inserting, deleting and changing objects)
 
-    /// `object` was just inserted.
-    func noteEventInsertion(of object: NSManagedObject) {
+    /// `object` was just inserted; `isNew` when it was in no context before (so in none
+    /// of this context's lists).
+    func noteEventInsertion(of object: NSManagedObject, isNew: Bool = false) {
         object.state.eventNumber = eventNumber
         object.state.isEventInsertion = true
         object.state.eventOldValues = EventOldValues()
-        event.inserted.append(object)
+        if isNew { event.inserted.appendNew(object) } else { event.inserted.append(object) }
         scheduleEndOfEvent()
     }
 

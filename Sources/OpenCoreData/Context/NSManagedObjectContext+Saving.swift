@@ -34,7 +34,10 @@ extension NSManagedObjectContext {
         isSaving = true
         // Cleared before the did-save notification (where saving again is allowed), or here
         // when the save fails.
-        defer { isSaving = false }
+        defer {
+            isSaving = false
+            reportedInsertions = nil
+        }
         processPendingChanges()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         callWillSaveUntilClean()

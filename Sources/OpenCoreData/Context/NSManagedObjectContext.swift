@@ -95,6 +95,10 @@ open class NSManagedObjectContext {
     /// True from the start of ``save()`` until its did-save notification: a `save()` in
     /// between is refused (see `recursiveSaveError`).
     var isSaving = false
+    /// While saving: the inserted objects the last objects-did-change notification reported,
+    /// with the set it reported them in, which the did-save notification reuses when it
+    /// reports the same objects (see `postDidSaveNotifications`).
+    var reportedInsertions: (objects: [NSManagedObject], set: Set<NSManagedObject>)?
     /// The changes made since the last ``processPendingChanges()``: what the next
     /// objects-did-change notification reports and the next undo group reverts.
     @exclusivity(unchecked) var event = ChangeEvent()
@@ -304,8 +308,11 @@ open class NSManagedObjectContext {
         object.state.checksQueue = checksQueue
         object.state.isInserted = true
         temporaryObjects[ObjectIdentifier(object.objectID)] = object
-        inserted.append(object)
-        noteEventInsertion(of: object)
+        // The object was in no context, so it is in none of this one's lists (an object
+        // leaves a context, forget(_:) or a reset, only once out of them): appended
+        // without a membership check.
+        inserted.appendNew(object)
+        noteEventInsertion(of: object, isNew: true)
         // Noting a class takes a global lock; a context usually inserts many of one class.
         let objectClass = ObjectIdentifier(type(of: object))
         if objectClass != lastNotedClass {
@@ -751,87 +758,6 @@ struct PermanentKey: Hashable {
     init(store: NSPersistentStore, key: StoreKey) {
         self.store = ObjectIdentifier(store)
         self.key = key
-    }
-}
-
-/// Objects in the order they were added, with constant-time membership and removal.
-struct ObjectList {
-    /// Slots in insertion order; removed objects leave `nil` until the next compaction.
-    private var slots: [NSManagedObject?] = []
-    /// Each object's slot, by address (see AddressTable.swift).
-    private var positions = AddressTable()
-    /// Slots before this one are empty (taken by ``popFirst()`` or removed from the front).
-    private var head = 0
-    /// What `positions` holds beyond a slot's index: a compaction that only drops empty
-    /// slots from the front leaves the other objects' positions as they are (see `compact()`).
-    private var base = 0
-
-    var isEmpty: Bool { positions.isEmpty }
-    var count: Int { positions.count }
-    /// The objects, in the order they were added.
-    var objects: [NSManagedObject] { slots.compactMap { $0 } }
-
-    /// Calls `body` with each object, in the order they were added, without building the
-    /// array ``objects`` builds (a retain, a release and a slot per object).
-    func forEach(_ body: (NSManagedObject) throws -> Void) rethrows {
-        for case let object? in slots { try body(object) }
-    }
-
-    func contains(_ object: NSManagedObject) -> Bool { positions.value(for: ObjectIdentifier(object)) != nil }
-
-    /// Removes and returns the object added first, if any.
-    mutating func popFirst() -> NSManagedObject? {
-        while head < slots.count {
-            let slot = slots[head]
-            slots[head] = nil
-            head += 1
-            if let object = slot {
-                positions.removeValue(for: ObjectIdentifier(object))
-                if positions.isEmpty { slots.removeAll(keepingCapacity: true); head = 0; base = 0 }
-                return object
-            }
-        }
-        return nil
-    }
-
-    mutating func append(_ object: NSManagedObject) {
-        // One look-up for a new object (the usual case: every object a save or a change
-        // event lists is appended once), instead of a test and then an insertion.
-        guard positions.insertIfAbsent(slots.count + base, for: ObjectIdentifier(object)) == nil else { return }
-        slots.append(object)
-    }
-
-    @discardableResult
-    mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let position = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
-        let index = position - base
-        slots[index] = nil
-        if positions.isEmpty {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
-            base = 0
-            return true
-        }
-        if index == head {
-            while slots[head] == nil { head += 1 }  // stops at an object: the list is not empty
-        }
-        if slots.count > 32, positions.count < slots.count / 2 { compact() }
-        return true
-    }
-
-    private mutating func compact() {
-        if positions.count == slots.count - head {
-            // Only slots at the front are empty: a list emptied in the order it was filled
-            // (the delete rules' queue, the objects a cascade updates and then deletes).
-            // Dropping them moves the others without touching their positions.
-            slots.removeFirst(head)
-            base += head
-        } else {
-            slots = slots.filter { $0 != nil }
-            base = 0
-            for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
-        }
-        head = 0
     }
 }
 

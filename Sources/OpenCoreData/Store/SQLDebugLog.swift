@@ -34,7 +34,8 @@ enum SQLDebugLog {
     /// The level in force: a test's override, else the user default
     /// `com.apple.CoreData.SQLDebug` (followed at every statement, so a program can switch
     /// the output on and off with `UserDefaults.standard.set(1, forKey:)` and
-    /// `removeObject(forKey:)`), else the launch argument, else 0.
+    /// `removeObject(forKey:)`), else the launch argument, else 0. (Core Data reads the
+    /// default once, when its SQLite store class is first used: see LinuxDifferences.md.)
     ///
     /// Reading the user default through `UserDefaults` costs microseconds (its volatile
     /// domains are copied under a lock), a large part of a look-up by ID; so the level is

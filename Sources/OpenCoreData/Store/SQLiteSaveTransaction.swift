@@ -372,21 +372,24 @@ final class SQLiteSaveTransaction {
     private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
         var index = first
         if !reusing.isEmpty { writtenExternalColumns.removeAll() }
+        // The row's values read once: each read of the row's property is an access to a
+        // class's stored property (checked at run time) and a copy (two retains).
+        let values = row.attributes
         // By position, reading each field in place: a copy of the whole slot per column
         // (its name, column and attribute retained and released) cost more than the binding.
         for position in slots.indices {
             switch slots[position].kind {
             case .attribute(let storage):
                 if storage == .externalBinary {
-                    try bindExternal(row.attributes[slots[position].slot], slot: slots[position], to: statement, at: index, reusing: reusing)
-                } else if let value = row.attributes[slots[position].slot] {
+                    try bindExternal(values[slots[position].slot], slot: slots[position], to: statement, at: index, reusing: reusing)
+                } else if let value = values[slots[position].slot] {
                     try RowCodec.bind(value, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)
                 }
             case .compositeElement(let storage):
                 let slot = slots[position]
-                if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: row.attributes[slot.slot]) {
+                if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: values[slot.slot]) {
                     try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
                 } else {
                     statement.bindNull(at: index)

@@ -80,7 +80,7 @@ final class AddressTableTests: XCTestCase {
 /// ObjectList (the context's change-tracking lists) against an array through random
 /// appends, removals and pops, including lists emptied from the front, which compact by
 /// dropping their leading empty slots without rewriting positions.
-final class ObjectListTests: XCTestCase {
+final class ObjectListRandomTests: XCTestCase {
     func testAgreesWithAnArrayThroughRandomChanges() {
         let entity = NSEntityDescription()
         entity.name = "Item"

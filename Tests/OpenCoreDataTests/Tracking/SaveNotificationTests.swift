@@ -37,6 +37,35 @@ final class SaveNotificationTests: TrackingTestCase {
         XCTAssertEqual(ids.last?.userInfo?[NSDeletedObjectIDsKey] as? Set<NSManagedObjectID>, [doomed.objectID])
     }
 
+    func testDidSaveReportsEveryInsertedObjectWhateverEventsReportedThem() throws {
+        let didChange = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        let didSave = NotificationRecorder(.NSManagedObjectContextDidSave, from: context)
+        // One event: the save's objects-did-change reports the same objects as did-save.
+        let first = (0..<3).map { newTrail("Trail \($0)") }
+        try context.save()
+        XCTAssertEqual(didChange.objects(NSInsertedObjectsKey), Set(first))
+        XCTAssertEqual(didSave.objects(NSInsertedObjectsKey), Set(first))
+
+        // Two events: the save's objects-did-change reports only the second one's object.
+        let earlier = newTrail("Earlier")
+        context.processPendingChanges()
+        let later = newTrail("Later")
+        try context.save()
+        XCTAssertEqual(didChange.objects(NSInsertedObjectsKey), [later])
+        XCTAssertEqual(didSave.objects(NSInsertedObjectsKey), [earlier, later])
+
+        // An object inserted while the context will save is reported in a later event.
+        var added: NSManagedObject?
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextWillSave, object: context, queue: nil) { [self] _ in
+            if added == nil { added = newTrail("Added") }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let last = newTrail("Last")
+        try context.save()
+        XCTAssertEqual(didChange.objects(NSInsertedObjectsKey), [added!])
+        XCTAssertEqual(didSave.objects(NSInsertedObjectsKey), [last, added!])
+    }
+
     func testDidSaveObjectIDsCanBeMergedIntoAnotherContext() throws {
         let trail = try savedTrail("Tongariro")
         let other = container.newBackgroundContext()

@@ -59,6 +59,17 @@ enum ConstraintResolution {
         }
     }
 
+    /// Whether the conflict's objects that are still there (and its stored object) belong
+    /// to more than one entity: sub-entities sharing a constraint their parent declares.
+    /// Core Data's policies do not merge such objects (see
+    /// ``NSMergePolicy/resolve(constraintConflicts:)``).
+    static func spansSeveralEntities(_ conflict: NSConstraintConflict) -> Bool {
+        var objects = conflict.conflictingObjects.filter { !$0.state.isDeleted }
+        if let database = conflict.databaseObject { objects.append(database) }
+        guard let first = objects.first?.entity else { return false }
+        return objects.contains { $0.entity !== first }
+    }
+
     /// A conflict among the save's own objects (no stored row has the values): one object
     /// is kept and the others are deleted; under the trump policies the kept one first
     /// takes their changes and their to-many members.

@@ -74,7 +74,10 @@ open class NSMergePolicy: NSObject {
 
     /// Resolves uniqueness-constraint conflicts as ``mergeType`` says; the error policy
     /// throws ``NSManagedObjectConstraintMergeError`` (133021) with the list under
-    /// `conflictList`.
+    /// `conflictList`. The other policies merge objects of one entity only: a conflict
+    /// between objects of different entities (sub-entities of the entity that declares the
+    /// constraint) throws ``NSManagedObjectMergeError`` (133020), leaving it and the
+    /// conflicts after it unresolved, as Core Data's policies do.
     open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
         guard !list.isEmpty else { return }
         if mergeType == .errorMergePolicyType {
@@ -84,7 +87,15 @@ open class NSMergePolicy: NSObject {
             ])
         }
         let context = list.lazy.compactMap { $0.conflictingObjects.first?.managedObjectContext ?? $0.databaseObject?.managedObjectContext }.first
-        for conflict in list { ConstraintResolution.resolve(conflict, as: mergeType) }
+        for conflict in list {
+            // Decompiled NSMergePolicy (iOS 26, resolveConstraintConflicts:error:): the
+            // entities of the conflict's objects and of its database object go into a set;
+            // with more than one, the method stops with error 133020 (its user info is a
+            // constant dictionary the decompiled code does not show; Core Data's
+            // description for the code is given).
+            if ConstraintResolution.spansSeveralEntities(conflict) { throw coreDataError(NSManagedObjectMergeError) }
+            ConstraintResolution.resolve(conflict, as: mergeType)
+        }
         // The delete rules of the objects the policy deleted run before the save writes.
         // (Core Data seems to end each conflict this way; once for all of them gives the
         // same rows and saves 5 % of a 10,000-object upsert, one event instead of 5,000.)
