@@ -28,26 +28,49 @@ extension NSManagedObjectContext {
     func loadDeleteRuleRelationships(of owners: [NSManagedObject]) {
         // A child's relationships load through its parent.
         guard parent == nil, owners.count > 1 else { return }
-        var groups: [ObjectIdentifier: (relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject])] = [:]
-        var order: [ObjectIdentifier] = []
+        // One group per relationship, in the order first met. Owners of one entity come in
+        // runs, and each walks its entity's relationships in the same order: the groups of
+        // the last entity's relationships are kept by position, so an owner of the same
+        // entity finds its groups without hashing (a cascade through 100,000 objects
+        // groups 100,000 owners).
+        // Each group keeps its owners' primary keys beside them, read here once: reading an
+        // object's ID again later costs a cache miss per owner.
+        var groups: [(relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject], keys: [Int64])] = []
+        var groupIndex: [ObjectIdentifier: Int] = [:]
+        var lastEntity: NSEntityDescription?
+        var lastGroups: [Int?] = []  // by position in lastEntity's relationships; -1: none yet
         for owner in owners where !owner.state.isFault && !owner.state.isInaccessible && !owner.state.isInserted {
-            guard let store = owner.objectID.persistentStore, owner.objectID.storeKey != nil,
-                store.engine.sqlSchema != nil
-            else { continue }
-            for relationship in owner.entity.propertyTable.relationships where Self.loadsTogether(relationship) {
-                guard !owner.state.hasLoaded(relationship) else { continue }
-                let group = ObjectIdentifier(relationship)
-                if groups[group] == nil {
-                    order.append(group)
-                    groups[group] = (relationship, store, [])
+            let id = owner.objectID
+            guard let store = id.persistentStore, let key = id.storeKey?.primaryKey, store.engine.sqlSchema != nil else { continue }
+            let relationships = owner.entity.propertyTable.relationships
+            if owner.entity !== lastEntity {
+                lastEntity = owner.entity
+                lastGroups = relationships.map { Self.loadsTogether($0) ? groupIndex[ObjectIdentifier($0)] ?? -1 : nil }
+            }
+            for (position, relationship) in relationships.enumerated() {
+                guard var group = lastGroups[position] else { continue }
+                // The slot and the loaded set read in place: `state.hasLoaded(_:)` on another
+                // object's state copies the whole state first (a retain of each reference).
+                if let slot = owner.state.values.table.slot(of: relationship), owner.state.loadedRelationships.contains(slot) { continue }
+                if group < 0 {
+                    if let known = groupIndex[ObjectIdentifier(relationship)] {
+                        group = known
+                    } else {
+                        group = groups.count
+                        groupIndex[ObjectIdentifier(relationship)] = group
+                        groups.append((relationship, store, [], []))
+                    }
+                    lastGroups[position] = group
                 }
                 // Another store's owners of the same relationship fire their faults instead.
-                if groups[group]?.store === store { groups[group]?.owners.append(owner) }
+                if groups[group].store === store {
+                    groups[group].owners.append(owner)
+                    groups[group].keys.append(key)
+                }
             }
         }
-        for group in order {
-            guard let (relationship, store, members) = groups[group], members.count > 1 else { continue }
-            readingQueryGeneration { loadToMany(relationship, of: members, in: store) }
+        for (relationship, store, members, keys) in groups where members.count > 1 {
+            readingQueryGeneration { loadToMany(relationship, of: members, keys: keys, in: store) }
         }
     }
 
@@ -62,27 +85,34 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Reads the destinations of `owners`' `relationship` and gives each owner its set;
-    /// leaves every owner unloaded when the store cannot answer in one statement or fails
-    /// (each then fires its own fault, which reports the failure as a fault does).
-    private func loadToMany(_ relationship: NSRelationshipDescription, of owners: [NSManagedObject], in store: NSPersistentStore) {
+    /// Reads the destinations of `owners`' `relationship` (`keys`: the owners' primary keys,
+    /// in the same order) and gives each owner its set; leaves every owner unloaded when the
+    /// store cannot answer in one statement or fails (each then fires its own fault, which
+    /// reports the failure as a fault does).
+    private func loadToMany(_ relationship: NSRelationshipDescription, of owners: [NSManagedObject], keys: [Int64], in store: NSPersistentStore) {
         guard case .foreignKey(let destination, let keyColumn, _)? = store.engine.sqlSchema?.toMany(relationship),
             let inverse = relationship.inverseRelationship?.name,
             let engine = try? store.engine.sqlite(for: "Loading the relationships of deleted objects"),
-            let fetched = try? engine.fetchRows(of: destination, whereKey: keyColumn, in: owners.compactMap { $0.objectID.storeKey?.primaryKey })
+            let fetched = try? engine.fetchRows(of: destination, whereKey: keyColumn, in: keys)
         else { return }
-        reserveRegistryCapacity(additional: fetched.count)
         var byOwner: [Int64: [NSManagedObject]] = [:]
-        for row in store.rowCache.store(fetched) {
-            guard let owner = row.toOne[inverse]?.primaryKey else { continue }
-            let member = object(for: row.key, in: store)
-            if member.state.isFault { member.state.heldRow = row }
-            byOwner[owner, default: []].append(member)
+        if !fetched.isEmpty {
+            reserveRegistryCapacity(additional: fetched.count)
+            for row in store.rowCache.store(fetched) {
+                guard let owner = row.toOne[inverse]?.primaryKey else { continue }
+                let member = object(for: row.key, in: store)
+                if member.state.isFault { member.state.heldRow = row }
+                byOwner[owner, default: []].append(member)
+            }
         }
-        for owner in owners {
-            guard let key = owner.objectID.storeKey?.primaryKey else { continue }
-            owner.state.values[relationship.name] = Set(byOwner[key] ?? [])
-            owner.state.noteLoaded(relationship)
+        // Most owners of a cascade's last round (its leaves) have no members: no look-up.
+        let none = Set<NSManagedObject>()
+        for (owner, key) in zip(owners, keys) {
+            let members = byOwner.isEmpty ? nil : byOwner[key]
+            // By slot, as the relationship's value is read: the name is not hashed per owner.
+            guard let slot = owner.state.values.table.slot(of: relationship) else { continue }
+            owner.state.values[slot] = members.map { Set($0) } ?? none
+            owner.state.loadedRelationships.insert(slot)
         }
     }
 }

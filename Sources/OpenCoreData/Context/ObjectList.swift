@@ -8,12 +8,16 @@
 struct ObjectList {
     /// Slots in insertion order; removed objects leave `nil` until the next compaction.
     private var slots: [NSManagedObject?] = []
-    /// The position of each object in `slots[..<indexed]`.
-    private var positions: [ObjectIdentifier: Int] = [:]
+    /// The position of each object in `slots[..<indexed]`, by address (see AddressTable.swift),
+    /// plus `base`.
+    private var positions = AddressTable()
     /// Slots from this one on were added by ``appendNew(_:)`` and are not in `positions` yet.
     private var indexed = 0
-    /// Slots before this one are empty (taken by ``popFirst()``).
+    /// Slots before this one are empty (taken by ``popFirst()`` or removed from the front).
     private var head = 0
+    /// What `positions` holds beyond a slot's index: a compaction that only drops empty
+    /// slots from the front leaves the other objects' positions as they are (see `compact()`).
+    private var base = 0
     /// The number of objects in the list.
     private(set) var count = 0
 
@@ -29,7 +33,7 @@ struct ObjectList {
 
     mutating func contains(_ object: NSManagedObject) -> Bool {
         indexNewSlots()
-        return positions[ObjectIdentifier(object)] != nil
+        return positions.value(for: ObjectIdentifier(object)) != nil
     }
 
     /// Removes and returns the object added first, if any.
@@ -40,9 +44,9 @@ struct ObjectList {
             slots[position] = nil
             head += 1
             if let object = slot {
-                if position < indexed { positions[ObjectIdentifier(object)] = nil }
+                if position < indexed { positions.removeValue(for: ObjectIdentifier(object)) }
                 count -= 1
-                if count == 0 { slots.removeAll(keepingCapacity: true); head = 0; indexed = 0 }
+                if count == 0 { slots.removeAll(keepingCapacity: true); head = 0; indexed = 0; base = 0 }
                 return object
             }
         }
@@ -52,13 +56,9 @@ struct ObjectList {
     /// Adds `object` at the end unless it is in the list already.
     mutating func append(_ object: NSManagedObject) {
         indexNewSlots()
-        // One hash look-up for a new object (the usual case: every object a save or a
-        // change event lists is appended once), instead of a test and then an insertion.
-        let id = ObjectIdentifier(object)
-        if let known = positions.updateValue(slots.count, forKey: id) {
-            positions[id] = known
-            return
-        }
+        // One look-up for a new object (the usual case: every object a save or a change
+        // event lists is appended once), instead of a test and then an insertion.
+        guard positions.insertIfAbsent(slots.count + base, for: ObjectIdentifier(object)) == nil else { return }
         slots.append(object)
         indexed = slots.count
         count += 1
@@ -75,9 +75,20 @@ struct ObjectList {
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
         indexNewSlots()
-        guard let index = positions.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        guard let position = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
+        let index = position - base
         slots[index] = nil
         count -= 1
+        if count == 0 {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+            indexed = 0
+            base = 0
+            return true
+        }
+        if index == head {
+            while slots[head] == nil { head += 1 }  // stops at an object: the list is not empty
+        }
         if slots.count > 32, count < slots.count / 2 { compact() }
         return true
     }
@@ -87,12 +98,9 @@ struct ObjectList {
     /// first place, as ``append(_:)`` would have kept it.
     private mutating func indexNewSlots() {
         guard indexed < slots.count else { return }
-        positions.reserveCapacity(count)
         for position in indexed..<slots.count {
             guard let object = slots[position] else { continue }
-            let id = ObjectIdentifier(object)
-            if let first = positions.updateValue(position, forKey: id) {
-                positions[id] = first
+            if positions.insertIfAbsent(position + base, for: ObjectIdentifier(object)) != nil {
                 slots[position] = nil
                 count -= 1
             }
@@ -102,9 +110,18 @@ struct ObjectList {
 
     /// Drops the empty slots (every slot is indexed when this runs).
     private mutating func compact() {
-        slots = slots.filter { $0 != nil }
+        if count == slots.count - head {
+            // Only slots at the front are empty: a list emptied in the order it was filled
+            // (the delete rules' queue, the objects a cascade updates and then deletes).
+            // Dropping them moves the others without touching their positions.
+            slots.removeFirst(head)
+            base += head
+        } else {
+            slots = slots.filter { $0 != nil }
+            base = 0
+            for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
+        }
         head = 0
-        for (index, object) in slots.enumerated() { positions[ObjectIdentifier(object!)] = index }
         indexed = slots.count
     }
 }

@@ -130,11 +130,38 @@ extension NSManagedObject {
         guard let inverse = relationship.inverseRelationship, !state.isInaccessible else { return }
         if inverse.isToMany {
             removePrimitively([source], from: inverse)
-        } else if relationshipValue(for: inverse) as? NSManagedObject === source {
+        } else if toOneValue(of: inverse, expecting: source) === source {
             willChangeValue(forKey: inverse.name)
-            setPrimitiveValue(nil, forKey: inverse.name)
+            // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
+            if let slot = state.values.table.slot(of: inverse), !state.isFault {
+                storePrimitiveValue(nil, slot: slot, key: inverse.name)
+            } else {
+                setPrimitiveValue(nil, forKey: inverse.name)
+            }
             didChangeValue(forKey: inverse.name)
         }
+    }
+
+    /// The current value of the to-one `relationship`, as ``relationshipValue(for:)`` reads
+    /// it, for a caller that expects it to be `source`.
+    ///
+    /// Unloaded, and with the saved row naming the row `source` is registered under in this
+    /// context, it loads as `source`: the object the registry look-up of loading it would
+    /// return. The nullify rule asks this of every member of a deleted object's to-many (in
+    /// a cascade through 100,000 objects, once per object), so the look-up is saved there.
+    private func toOneValue(of relationship: NSRelationshipDescription, expecting source: NSManagedObject) -> NSManagedObject? {
+        if let slot = state.values.table.slot(of: relationship), !state.loadedRelationships.contains(slot) {
+            fulfillFaultIfNeeded()
+            if !state.loadedRelationships.contains(slot), let context = managedObjectContext, context.parent == nil,
+                source.managedObjectContext === context, let registration = source.registration,
+                let destination = state.snapshot?.toOne[relationship.name], objectID.storeKey != nil,
+                let store = objectID.persistentStore, registration.key == PermanentKey(store: store, key: destination)
+            {
+                state.values[slot] = source
+                state.loadedRelationships.insert(slot)
+            }
+        }
+        return relationshipValue(for: relationship) as? NSManagedObject
     }
 
     /// `source` now points here through `relationship`: add it to our inverse, taking it

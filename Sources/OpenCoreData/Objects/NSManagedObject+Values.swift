@@ -100,9 +100,14 @@ extension NSManagedObject {
     /// some other property instead; its debug frameworks assert).
     func storePrimitiveValue(_ value: Any?, forKey key: String) {
         fulfillFaultIfNeeded()
+        storePrimitiveValue(value, slot: slot(forKey: key, in: state.values.table, accessing: false), key: key)
+    }
+
+    /// ``storePrimitiveValue(_:forKey:)`` for a caller that knows the property's slot (and
+    /// has loaded the fault): the name is not looked up again.
+    func storePrimitiveValue(_ value: Any?, slot: Int, key: String) {
         var stored = AttributeValues.unwrapped(value).flatMap { AttributeValues.isNull($0) ? nil : $0 }
         let table = state.values.table
-        let slot = slot(forKey: key, in: table, accessing: false)
         if let relationship = table.all[slot] as? NSRelationshipDescription {
             // The value it replaces is loaded first, so that the event knows it.
             if !state.loadedRelationships.contains(slot), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
