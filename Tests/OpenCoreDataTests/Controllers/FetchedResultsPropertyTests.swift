@@ -9,17 +9,6 @@ import XCTest
 ///
 /// `FRC_SEED=<n>` replays one sequence; without it, sequences run for about three seconds.
 final class FetchedResultsPropertyTests: FetchedResultsTestCase {
-    /// SplitMix64: small, seedable, the same on every platform.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     private static let regions: [String?] = ["Alps", "Andes", "Atlas", "Balkans", "Highlands", "Rockies", nil]
     private static let names = ["Ash", "Birch", "Cedar", "Elm", "Fir", "Hazel", "Larch", "Oak", "Pine", "Rowan", "Yew"]
@@ -50,7 +39,7 @@ final class FetchedResultsPropertyTests: FetchedResultsTestCase {
     }
 
     private func runSequence(seed: UInt64) throws {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let context = "FRC_SEED=\(seed)"
         try? FileManager.default.removeItem(at: storeURL)
         let container = try openContainer()

@@ -1,18 +1,6 @@
 import XCTest
 @testable import OpenCoreData
 
-/// A small deterministic generator (SplitMix64), so a failure repeats.
-struct SplitMixGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The address-keyed table behind ObjectList's positions (AddressTable.swift): checked
 /// against a dictionary through long random runs of insertions, replacements and removals,
 /// which exercise growth, probe runs that wrap around the end, and backward-shift removal.
@@ -23,7 +11,7 @@ final class AddressTableTests: XCTestCase {
         let boxes = (0..<3_000).map { _ in Box() }
         var table = AddressTable()
         var model: [ObjectIdentifier: Int] = [:]
-        var random = SplitMixGenerator(state: 16)
+        var random = SeededGenerator(seed: 16)
         for step in 0..<60_000 {
             let id = ObjectIdentifier(boxes[Int.random(in: 0..<boxes.count, using: &random)])
             switch Int.random(in: 0..<4, using: &random) {
@@ -87,7 +75,7 @@ final class ObjectListRandomTests: XCTestCase {
         let objects = (0..<400).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
         var list = ObjectList()
         var model: [NSManagedObject] = []
-        var random = SplitMixGenerator(state: 27)
+        var random = SeededGenerator(seed: 27)
         for step in 0..<40_000 {
             let object = objects.randomElement(using: &random)!
             switch Int.random(in: 0..<10, using: &random) {
