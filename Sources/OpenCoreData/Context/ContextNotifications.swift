@@ -96,22 +96,42 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextDidSaveObjectIDs` (their IDs), as a save to the store or to a
     /// parent context ends.
     func postDidSaveNotifications(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
-        // Objects inserted and saved in one event were just reported in a set by the
-        // save's objects-did-change notification: the same objects make the same set.
-        let insertedSet: Set<NSManagedObject>
-        if let reported = reportedInsertions, reported.objects.count == inserted.count,
-            zip(reported.objects, inserted).allSatisfy({ $0 === $1 }) {
-            insertedSet = reported.set
-        } else {
-            insertedSet = Set(inserted)
-        }
-        reportedInsertions = nil
+        // Objects changed and saved in one event were just reported in sets by the save's
+        // objects-did-change notification: the same objects make the same sets.
+        let reported = reportedChangeSets
+        reportedChangeSets = ReportedChangeSets()
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: insertedSet, NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+            NSInsertedObjectsKey: reported.set(of: inserted, as: NSInsertedObjectsKey),
+            NSUpdatedObjectsKey: reported.set(of: updated, as: NSUpdatedObjectsKey),
+            NSDeletedObjectsKey: reported.set(of: deleted, as: NSDeletedObjectsKey),
         ])
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
             NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
             NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
         ])
+    }
+}
+
+/// The sets of objects the save's objects-did-change notification reported, by key, kept
+/// until its did-save notification: when did-save reports the same objects in the same
+/// order (compared by identity, so without hashing), it posts the same set instead of
+/// hashing every object again. Saving 100,000 inserted, updated or deleted objects then
+/// builds one set of them, not two.
+struct ReportedChangeSets {
+    private var sets: [String: (objects: [NSManagedObject], set: Set<NSManagedObject>)] = [:]
+
+    /// Keeps `set`, made of `objects`, reported under `key`.
+    mutating func record(_ objects: [NSManagedObject], in set: Set<NSManagedObject>, as key: String) {
+        sets[key] = (objects, set)
+    }
+
+    /// The set of `objects`: the one reported under `key` when it was made of exactly
+    /// these objects in this order, else a new one.
+    func set(of objects: [NSManagedObject], as key: String) -> Set<NSManagedObject> {
+        if let reported = sets[key], reported.objects.count == objects.count,
+            zip(reported.objects, objects).allSatisfy({ $0 === $1 }) {
+            return reported.set
+        }
+        return Set(objects)
     }
 }

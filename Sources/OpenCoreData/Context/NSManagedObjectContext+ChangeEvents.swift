@@ -43,15 +43,12 @@ extension NSManagedObjectContext {
     func postObjectsDidChange(inserted: [NSManagedObject] = [], updated: [NSManagedObject] = [], deleted: [NSManagedObject] = [],
                               refreshed: [NSManagedObject] = [], invalidated: [NSManagedObject] = []) {
         var userInfo: [AnyHashable: Any] = [:]
-        if !inserted.isEmpty {
-            let set = Set(inserted)
-            userInfo[NSInsertedObjectsKey] = set
-            // A save's did-save notification may report the same objects (see postDidSaveNotifications).
-            if isSaving { reportedInsertions = (inserted, set) }
-        }
-        for (key, objects) in [(NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
+        for (key, objects) in [(NSInsertedObjectsKey, inserted), (NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
                                (NSRefreshedObjectsKey, refreshed), (NSInvalidatedObjectsKey, invalidated)] where !objects.isEmpty {
-            userInfo[key] = Set(objects)
+            let set = Set(objects)
+            userInfo[key] = set
+            // A save's did-save notification may report the same objects (see postDidSaveNotifications).
+            if isSaving { reportedChangeSets.record(objects, in: set, as: key) }
         }
         guard !userInfo.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)

@@ -36,7 +36,7 @@ extension NSManagedObjectContext {
         // when the save fails.
         defer {
             isSaving = false
-            reportedInsertions = nil
+            reportedChangeSets = ReportedChangeSets()
         }
         processPendingChanges()
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)

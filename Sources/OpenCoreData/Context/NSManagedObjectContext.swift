@@ -95,10 +95,10 @@ open class NSManagedObjectContext {
     /// True from the start of ``save()`` until its did-save notification: a `save()` in
     /// between is refused (see `recursiveSaveError`).
     var isSaving = false
-    /// While saving: the inserted objects the last objects-did-change notification reported,
-    /// with the set it reported them in, which the did-save notification reuses when it
-    /// reports the same objects (see `postDidSaveNotifications`).
-    var reportedInsertions: (objects: [NSManagedObject], set: Set<NSManagedObject>)?
+    /// While saving: the objects the last objects-did-change notification reported, with
+    /// the sets it reported them in, which the did-save notification reuses when it reports
+    /// the same objects (see `postDidSaveNotifications`).
+    var reportedChangeSets = ReportedChangeSets()
     /// The changes made since the last ``processPendingChanges()``: what the next
     /// objects-did-change notification reports and the next undo group reverts.
     @exclusivity(unchecked) var event = ChangeEvent()

@@ -66,6 +66,43 @@ final class SaveNotificationTests: TrackingTestCase {
         XCTAssertEqual(didSave.objects(NSInsertedObjectsKey), [last, added!])
     }
 
+    func testDidSaveReportsEveryUpdatedAndDeletedObjectWhateverEventsReportedThem() throws {
+        let trails = try (0..<4).map { try savedTrail("Trail \($0)") }
+        let didChange = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        let didSave = NotificationRecorder(.NSManagedObjectContextDidSave, from: context)
+        // One event: the save's objects-did-change reports the same objects as did-save.
+        trails[0].setValue(1.0, forKey: "rating")
+        context.delete(trails[1])
+        try context.save()
+        XCTAssertEqual(didChange.objects(NSUpdatedObjectsKey), [trails[0]])
+        XCTAssertEqual(didChange.objects(NSDeletedObjectsKey), [trails[1]])
+        XCTAssertEqual(didSave.objects(NSUpdatedObjectsKey), [trails[0]])
+        XCTAssertEqual(didSave.objects(NSDeletedObjectsKey), [trails[1]])
+
+        // Two events: the save's objects-did-change reports only the second one's changes.
+        trails[0].setValue(2.0, forKey: "rating")
+        context.delete(trails[2])
+        context.processPendingChanges()
+        trails[3].setValue(3.0, forKey: "rating")
+        try context.save()
+        XCTAssertEqual(didChange.objects(NSUpdatedObjectsKey), [trails[3]])
+        XCTAssertNil(didChange.last?.userInfo?[NSDeletedObjectsKey])
+        XCTAssertEqual(didSave.objects(NSUpdatedObjectsKey), [trails[0], trails[3]])
+        XCTAssertEqual(didSave.objects(NSDeletedObjectsKey), [trails[2]])
+    }
+
+    func testReportedChangeSetsGiveTheReportedSetOnlyForTheSameObjectsInOrder() {
+        let objects = (0..<3).map { newTrail("Trail \($0)") }
+        var reported = ReportedChangeSets()
+        reported.record(objects, in: Set(objects), as: NSDeletedObjectsKey)
+        XCTAssertEqual(reported.set(of: objects, as: NSDeletedObjectsKey), Set(objects))
+        XCTAssertEqual(reported.set(of: Array(objects.prefix(2)), as: NSDeletedObjectsKey), Set(objects.prefix(2)))
+        XCTAssertEqual(reported.set(of: objects.reversed(), as: NSDeletedObjectsKey), Set(objects))
+        XCTAssertEqual(reported.set(of: [objects[2]], as: NSDeletedObjectsKey), [objects[2]])
+        XCTAssertEqual(reported.set(of: objects, as: NSUpdatedObjectsKey), Set(objects))
+        XCTAssertEqual(reported.set(of: [], as: NSInsertedObjectsKey), [])
+    }
+
     func testDidSaveObjectIDsCanBeMergedIntoAnotherContext() throws {
         let trail = try savedTrail("Tongariro")
         let other = container.newBackgroundContext()
