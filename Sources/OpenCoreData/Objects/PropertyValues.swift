@@ -125,7 +125,11 @@ final class PropertySlots: ManagedBuffer<Int, Any?> {
     /// `count` slots, each `nil`.
     static func make(count: Int) -> PropertySlots {
         let buffer = unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: PropertySlots.self)
-        buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: count) }
+        buffer.withUnsafeMutablePointerToElements { slots in
+            // One store per slot; `initialize(repeating:count:)` copied a nil `Any?` through
+            // its value witness for each.
+            for slot in 0..<count { (slots + slot).initialize(to: nil) }
+        }
         return buffer
     }
 
@@ -139,6 +143,10 @@ final class PropertySlots: ManagedBuffer<Int, Any?> {
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { count, slots in slots.deinitialize(count: count.pointee) }
+        withUnsafeMutablePointers { count, slots in
+            // Slot by slot, in code specialized for `Any?`: an empty slot costs a test, where
+            // `deinitialize(count:)` called the value witnesses for every element.
+            for slot in 0..<count.pointee { (slots + slot).deinitialize(count: 1) }
+        }
     }
 }
