@@ -41,14 +41,19 @@ struct PropertyValues {
         self.storage = storage
     }
 
-    /// One slot per property of `table`, each `nil` until `fill` writes it: a stored row's
-    /// values decoded in place, with no intermediate array.
-    init(table: EntityPropertyTable, filling fill: (UnsafeMutableBufferPointer<Any?>) throws -> Void) rethrows {
+    /// One slot per property of `table`, written by `fill` through a ``SlotWriter``: a
+    /// stored row's values decoded in place, with no intermediate array. Slots `fill` does
+    /// not write are `nil`, also when it throws.
+    init(table: EntityPropertyTable, writing fill: (inout SlotWriter) throws -> Void) rethrows {
         self.table = table
-        let storage = PropertySlots.make(count: table.all.count)
+        let count = table.all.count
+        let storage = PropertySlots.makeUninitialized(count: count)
         self.storage = storage
-        try storage.withUnsafeMutablePointers { count, slots in
-            try fill(UnsafeMutableBufferPointer(start: slots, count: count.pointee))
+        try storage.withUnsafeMutablePointerToElements { slots in
+            var writer = SlotWriter(slots: slots, count: count)
+            // Every slot initialized before the buffer can be freed, even after a throw.
+            defer { writer.finish() }
+            try fill(&writer)
         }
     }
 
@@ -133,6 +138,11 @@ final class PropertySlots: ManagedBuffer<Int, Any?> {
         return buffer
     }
 
+    /// `count` slots left uninitialized, for a ``SlotWriter`` to initialize every one.
+    fileprivate static func makeUninitialized(count: Int) -> PropertySlots {
+        unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: PropertySlots.self)
+    }
+
     /// A copy of `values`.
     static func make(copying values: UnsafeBufferPointer<Any?>) -> PropertySlots {
         let buffer = unsafeDowncast(create(minimumCapacity: values.count) { _ in values.count }, to: PropertySlots.self)
@@ -147,6 +157,45 @@ final class PropertySlots: ManagedBuffer<Int, Any?> {
             // Slot by slot, in code specialized for `Any?`: an empty slot costs a test, where
             // `deinitialize(count:)` called the value witnesses for every element.
             for slot in 0..<count.pointee { (slots + slot).deinitialize(count: 1) }
+        }
+    }
+}
+
+/// Writes the slots of a new ``PropertySlots`` buffer. A slot after every one written so
+/// far is initialized in place (the value moved in, the skipped slots before it set to
+/// `nil`), with no `nil` stored first and no assignment over it; a slot at or before the
+/// last one written is assigned. ``finish()`` sets the slots never reached to `nil`.
+struct SlotWriter {
+    private let slots: UnsafeMutablePointer<Any?>
+    private let count: Int
+    /// The slots below this one are initialized.
+    private var next = 0
+
+    fileprivate init(slots: UnsafeMutablePointer<Any?>, count: Int) {
+        self.slots = slots
+        self.count = count
+    }
+
+    /// Stores `value` in `slot`.
+    mutating func write(_ value: consuming Any?, at slot: Int) {
+        precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
+        if slot < next {
+            slots[slot] = value
+            return
+        }
+        while next < slot {
+            (slots + next).initialize(to: nil)
+            next += 1
+        }
+        (slots + slot).initialize(to: value)
+        next = slot + 1
+    }
+
+    /// Sets every slot not written yet to `nil`.
+    fileprivate mutating func finish() {
+        while next < count {
+            (slots + next).initialize(to: nil)
+            next += 1
         }
     }
 }

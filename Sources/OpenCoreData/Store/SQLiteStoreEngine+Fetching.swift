@@ -193,7 +193,8 @@ extension SQLiteStoreEngine {
         let external = externalStorage
         let mappedAttributes = entity.attributes
         let resultColumn = plan.resultColumn
-        // Every slot nil, then each selected attribute's value written in place.
+        // Each selected attribute's value moved into its slot as it is read (the entity's
+        // attributes come in slot order), the others nil.
         var attributes = try PropertyValues(table: table) { slots in
             // By index, reading the fields it needs: no retain of each attribute's
             // description, which only transformables and external data need.
@@ -202,10 +203,10 @@ extension SQLiteStoreEngine {
                 guard result >= 0 else { continue }
                 let storage = mappedAttributes[index].storage
                 if storage.readsPlain {
-                    slots[mappedAttributes[index].slot] = RowCodec.readPlain(statement, column: result, storage: storage)
+                    slots.write(RowCodec.readPlain(statement, column: result, storage: storage), at: mappedAttributes[index].slot)
                 } else {
-                    slots[mappedAttributes[index].slot] = try RowCodec.read(
-                        statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external)
+                    slots.write(try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external),
+                                at: mappedAttributes[index].slot)
                 }
             }
         }

@@ -30,7 +30,7 @@ final class PropertySlotTests: CoreTestCase {
         note.properties = [title, makeAttribute("count", .integer32AttributeType)]
         let table = EntityPropertyTable(entity: note)
 
-        var row = PropertyValues(table: table) { slots in slots[1] = Int32(7) }
+        var row = PropertyValues(table: table) { slots in slots.write(Int32(7), at: 1) }
         var object = row
         object[1] = Int32(8)
         XCTAssertEqual(row[1] as? Int32, 7, "the row keeps its value")
@@ -55,6 +55,33 @@ final class PropertySlotTests: CoreTestCase {
         XCTAssertFalse(empty.isEmpty)
         XCTAssertEqual(empty.removeValue(forKey: "count") as? Int32, 1)
         XCTAssertTrue(empty.isEmpty)
+    }
+
+    /// A row's slots are written in any order; those not written, or not reached before a
+    /// decoding error, are nil, and the values written before the error are freed with it.
+    func testSlotsWrittenInAnyOrderAndAfterAnErrorAreComplete() {
+        let wide = makeEntity("Wide")
+        wide.properties = (0..<6).map { makeAttribute("field\($0)", .stringAttributeType) }
+        let table = EntityPropertyTable(entity: wide)
+
+        let values = PropertyValues(table: table) { slots in
+            slots.write("four", at: 4)
+            slots.write("one", at: 1)
+            slots.write(nil, at: 2)
+            slots.write("four again", at: 4)
+        }
+        XCTAssertEqual((0..<6).map { values[$0] as? String }, [nil, "one", nil, nil, "four again", nil])
+
+        struct Unreadable: Error {}
+        final class Tracked {}
+        weak var written: Tracked?
+        XCTAssertThrowsError(try PropertyValues(table: table) { slots in
+            let tracked = Tracked()
+            written = tracked
+            slots.write(tracked, at: 2)
+            throw Unreadable()
+        })
+        XCTAssertNil(written, "the value written before the error is freed")
     }
 
     func testAChangeToTheSeventiethPropertyIsSavedAsTheOnlyChangedColumn() throws {
