@@ -191,10 +191,10 @@ extension SQLiteStoreEngine {
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan, readAt: TimeInterval) throws -> StoreRow {
         let table = entity.entity.propertyTable
         let external = externalStorage
-        let mappedAttributes = entity.attributes
+        let mappedAttributes = entity.attributesInSlotOrder
         let resultColumn = plan.resultColumn
-        // Each selected attribute's value moved into its slot as it is read (the entity's
-        // attributes come in slot order), the others nil.
+        // Each selected attribute's value moved into its slot as it is read, in slot order,
+        // the others nil.
         var attributes = try PropertyValues(table: table) { slots in
             // By index, reading the fields it needs: no retain of each attribute's
             // description, which only transformables and external data need.
