@@ -223,15 +223,15 @@ extension NSManagedObjectContext {
         // Each row's values go straight into the slots a stored row keeps, converted once
         // by the objects' own conversion: no dictionary per row, no boxing per value.
         func row(from value: (String) -> Any?) throws -> PropertyValues {
-            var slots: [Any?] = Array(repeating: nil, count: table.all.count)
+            var values = PropertyValues(table: table)
             for (attribute, slot) in zip(attributes, table.persistentSlots) {
                 if let given = AttributeValues.unwrapped(value(attribute.name)) {
-                    slots[slot] = try Self.storedValue(given, for: attribute)
+                    values[slot] = try Self.storedValue(given, for: attribute)
                 } else if slot < table.defaultSlots.count {
-                    slots[slot] = table.defaultSlots[slot]
+                    values[slot] = table.defaultSlots[slot]
                 }
             }
-            return PropertyValues(table: table, slots: slots)
+            return values
         }
         var rows: [PropertyValues] = []
         // The attributes an upsert writes over a stored row: the first dictionary's keys

@@ -28,8 +28,10 @@ final class EntityPropertyTable {
     /// The model's default values, stored types, by slot: a new object's starting values
     /// (empty when no attribute has a default).
     let defaultSlots: [Any?]
+    /// `defaultSlots` as the slots every new object shares until its first change.
+    private let sharedDefaultSlots: PropertySlots?
     /// A new object's values: the model's defaults.
-    var defaultValues: PropertyValues { PropertyValues(table: self, slots: defaultSlots) }
+    var defaultValues: PropertyValues { PropertyValues(table: self, sharing: sharedDefaultSlots) }
     /// The properties the model's validation rules can reject: relationships, and
     /// attributes that are required or have limits, pattern or date range.
     let propertiesWithRules: [NSPropertyDescription]
@@ -57,6 +59,7 @@ final class EntityPropertyTable {
             defaults[slot] = stored
         }
         defaultSlots = defaults.contains { $0 != nil } ? defaults : []
+        sharedDefaultSlots = defaultSlots.isEmpty ? nil : defaultSlots.withUnsafeBufferPointer { PropertySlots.make(copying: $0) }
         namesAreUnique = slotByName.count == all.count
         propertiesWithRules = all.filter { property in
             if property is NSFetchedPropertyDescription { return false }

@@ -7,23 +7,24 @@ import Foundation
 /// Slots rather than a `[String: Any]` dictionary: the slot of a key is looked up once per
 /// call (or worked out once per entity, for the store's columns), so reading and writing
 /// values hashes no keys again, a row costs one allocation instead of a hash table, and a
-/// row's values become an object's by sharing one array.
+/// row's values become an object's by sharing one buffer (copied on the first write to a
+/// shared one, as an array would be).
 struct PropertyValues {
     /// The entity's properties, which give each slot its meaning.
     let table: EntityPropertyTable
-    /// Empty until a value is stored (a fault's values, say), then one per property.
-    private(set) var slots: [Any?]
+    /// `nil` until a value is stored (a fault's values, say), then one slot per property.
+    private var storage: PropertySlots?
 
     /// No values.
     init(table: EntityPropertyTable) {
         self.table = table
-        slots = []
+        storage = nil
     }
 
     /// `slots`, one per property of `table` (or none).
     init(table: EntityPropertyTable, slots: [Any?]) {
         self.table = table
-        self.slots = slots
+        storage = slots.isEmpty ? nil : slots.withUnsafeBufferPointer { PropertySlots.make(copying: $0) }
     }
 
     /// The values of `named`, by property name; names the entity does not have are ignored.
@@ -34,15 +35,47 @@ struct PropertyValues {
         }
     }
 
+    /// The slots `storage` holds, shared until the first change (a new object's defaults).
+    init(table: EntityPropertyTable, sharing storage: PropertySlots?) {
+        self.table = table
+        self.storage = storage
+    }
+
+    /// One slot per property of `table`, written by `fill` through a ``SlotWriter``: a
+    /// stored row's values decoded in place, with no intermediate array. Slots `fill` does
+    /// not write are `nil`, also when it throws.
+    init(table: EntityPropertyTable, writing fill: (inout SlotWriter) throws -> Void) rethrows {
+        self.table = table
+        let count = table.all.count
+        let storage = PropertySlots.makeUninitialized(count: count)
+        self.storage = storage
+        try storage.withUnsafeMutablePointerToElements { slots in
+            var writer = SlotWriter(slots: slots, count: count)
+            // Every slot initialized before the buffer can be freed, even after a throw.
+            defer { writer.finish() }
+            try fill(&writer)
+        }
+    }
+
     /// The value in `slot`, an index into the table's `all`.
     subscript(slot: Int) -> Any? {
-        get { slot < slots.count ? slots[slot] : nil }
+        get {
+            guard let storage else { return nil }
+            return storage.withUnsafeMutablePointers { count, slots in slot < count.pointee ? slots[slot] : nil }
+        }
         set {
-            if slots.isEmpty {
+            if storage == nil {
                 guard newValue != nil else { return }
-                slots = Array(repeating: nil, count: table.all.count)
+                storage = PropertySlots.make(count: table.all.count)
+            } else if !isKnownUniquelyReferenced(&storage) {
+                storage = storage!.withUnsafeMutablePointers { count, slots in
+                    PropertySlots.make(copying: UnsafeBufferPointer(start: slots, count: count.pointee))
+                }
             }
-            slots[slot] = newValue
+            storage!.withUnsafeMutablePointers { count, slots in
+                precondition(slot >= 0 && slot < count.pointee, "slot \(slot) out of range")
+                slots[slot] = newValue
+            }
         }
     }
 
@@ -58,19 +91,27 @@ struct PropertyValues {
     }
 
     /// Whether no property has a value.
-    var isEmpty: Bool { slots.allSatisfy { $0 == nil } }
+    var isEmpty: Bool {
+        guard let storage else { return true }
+        return storage.withUnsafeMutablePointers { count, slots in
+            UnsafeBufferPointer(start: slots, count: count.pointee).allSatisfy { $0 == nil }
+        }
+    }
 
     /// The properties with a value, in model order, by name.
     var named: [String: Any] {
         var result: [String: Any] = [:]
-        for (slot, value) in slots.enumerated() {
-            if let value { result[table.all[slot].name] = value }
+        guard let storage else { return result }
+        storage.withUnsafeMutablePointers { count, slots in
+            for slot in 0..<count.pointee {
+                if let value = slots[slot] { result[table.all[slot].name] = value }
+            }
         }
         return result
     }
 
     /// Removes every value.
-    mutating func removeAll() { slots = [] }
+    mutating func removeAll() { storage = nil }
 
     /// Removes the value of `name` and returns it.
     @discardableResult
@@ -78,5 +119,83 @@ struct PropertyValues {
         let value = self[name]
         if value != nil { self[name] = nil }
         return value
+    }
+}
+
+/// The slots of ``PropertyValues``: the count in the header, the values after it, in one
+/// allocation of a concrete class. An `[Any?]` made per row looked its storage class's
+/// generic metadata up in the runtime's table at every allocation (a hash look-up under a
+/// lock, about half the cost of making a row's slots).
+final class PropertySlots: ManagedBuffer<Int, Any?> {
+    /// `count` slots, each `nil`.
+    static func make(count: Int) -> PropertySlots {
+        let buffer = unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: PropertySlots.self)
+        buffer.withUnsafeMutablePointerToElements { slots in
+            // One store per slot; `initialize(repeating:count:)` copied a nil `Any?` through
+            // its value witness for each.
+            for slot in 0..<count { (slots + slot).initialize(to: nil) }
+        }
+        return buffer
+    }
+
+    /// `count` slots left uninitialized, for a ``SlotWriter`` to initialize every one.
+    fileprivate static func makeUninitialized(count: Int) -> PropertySlots {
+        unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: PropertySlots.self)
+    }
+
+    /// A copy of `values`.
+    static func make(copying values: UnsafeBufferPointer<Any?>) -> PropertySlots {
+        let buffer = unsafeDowncast(create(minimumCapacity: values.count) { _ in values.count }, to: PropertySlots.self)
+        if let source = values.baseAddress {
+            buffer.withUnsafeMutablePointerToElements { $0.initialize(from: source, count: values.count) }
+        }
+        return buffer
+    }
+
+    deinit {
+        withUnsafeMutablePointers { count, slots in
+            // Slot by slot, in code specialized for `Any?`: an empty slot costs a test, where
+            // `deinitialize(count:)` called the value witnesses for every element.
+            for slot in 0..<count.pointee { (slots + slot).deinitialize(count: 1) }
+        }
+    }
+}
+
+/// Writes the slots of a new ``PropertySlots`` buffer. A slot after every one written so
+/// far is initialized in place (the value moved in, the skipped slots before it set to
+/// `nil`), with no `nil` stored first and no assignment over it; a slot at or before the
+/// last one written is assigned. ``finish()`` sets the slots never reached to `nil`.
+struct SlotWriter {
+    private let slots: UnsafeMutablePointer<Any?>
+    private let count: Int
+    /// The slots below this one are initialized.
+    private var next = 0
+
+    fileprivate init(slots: UnsafeMutablePointer<Any?>, count: Int) {
+        self.slots = slots
+        self.count = count
+    }
+
+    /// Stores `value` in `slot`.
+    mutating func write(_ value: consuming Any?, at slot: Int) {
+        precondition(slot >= 0 && slot < count, "slot \(slot) out of range")
+        if slot < next {
+            slots[slot] = value
+            return
+        }
+        while next < slot {
+            (slots + next).initialize(to: nil)
+            next += 1
+        }
+        (slots + slot).initialize(to: value)
+        next = slot + 1
+    }
+
+    /// Sets every slot not written yet to `nil`.
+    fileprivate mutating func finish() {
+        while next < count {
+            (slots + next).initialize(to: nil)
+            next += 1
+        }
     }
 }

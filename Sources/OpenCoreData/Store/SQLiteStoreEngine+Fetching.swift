@@ -190,26 +190,24 @@ extension SQLiteStoreEngine {
     /// The row at the statement's cursor, for its concrete `entity`.
     private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan, readAt: TimeInterval) throws -> StoreRow {
         let table = entity.entity.propertyTable
-        let count = table.all.count
-        // Every slot nil, then each selected attribute's value written in place: no
-        // per-element copy of a nil `Any?`, no uniqueness check per value.
-        var attributes = [Any?](unsafeUninitializedCapacity: count) { slots, initialized in
-            slots.initialize(repeating: nil)
-            initialized = count
-        }
         let external = externalStorage
-        let mappedAttributes = entity.attributes
-        try attributes.withUnsafeMutableBufferPointer { slots in
-            let resultColumn = plan.resultColumn
+        let mappedAttributes = entity.attributesInSlotOrder
+        let resultColumn = plan.resultColumn
+        // Each selected attribute's value moved into its slot as it is read, in slot order,
+        // the others nil.
+        var attributes = try PropertyValues(table: table) { slots in
             // By index, reading the fields it needs: no retain of each attribute's
             // description, which only transformables and external data need.
             for index in mappedAttributes.indices {
                 let result = resultColumn[mappedAttributes[index].column]
                 guard result >= 0 else { continue }
                 let storage = mappedAttributes[index].storage
-                slots[mappedAttributes[index].slot] = storage.readsPlain
-                    ? RowCodec.readPlain(statement, column: result, storage: storage)
-                    : try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external)
+                if storage.readsPlain {
+                    slots.write(RowCodec.readPlain(statement, column: result, storage: storage), at: mappedAttributes[index].slot)
+                } else {
+                    slots.write(try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external),
+                                at: mappedAttributes[index].slot)
+                }
             }
         }
         // A composite is the dictionary of its elements that are not NULL; nil when all are.
@@ -230,6 +228,6 @@ extension SQLiteStoreEngine {
         }
         return StoreRow(
             key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
-            version: statement.int64(2), attributes: PropertyValues(table: table, slots: attributes), toOne: toOne, timestamp: readAt)
+            version: statement.int64(2), attributes: attributes, toOne: toOne, timestamp: readAt)
     }
 }

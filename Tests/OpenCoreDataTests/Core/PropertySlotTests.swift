@@ -21,6 +21,69 @@ final class PropertySlotTests: CoreTestCase {
         XCTAssertEqual(Array(set), [])
     }
 
+    /// Values share their slots until one side changes: a row's with the objects fired from
+    /// it, the model's defaults with every new object. A change copies them first.
+    func testSharedSlotsAreCopiedOnTheFirstChange() {
+        let note = makeEntity("Note")
+        let title = makeAttribute("title", .stringAttributeType)
+        title.defaultValue = "untitled"
+        note.properties = [title, makeAttribute("count", .integer32AttributeType)]
+        let table = EntityPropertyTable(entity: note)
+
+        var row = PropertyValues(table: table) { slots in slots.write(Int32(7), at: 1) }
+        var object = row
+        object[1] = Int32(8)
+        XCTAssertEqual(row[1] as? Int32, 7, "the row keeps its value")
+        XCTAssertEqual(object[1] as? Int32, 8)
+        row["title"] = "row"
+        XCTAssertNil(object["title"])
+        XCTAssertEqual(row.named as? [String: AnyHashable], ["title": "row", "count": Int32(7)])
+
+        var first = table.defaultValues
+        let second = table.defaultValues
+        first["title"] = "first"
+        XCTAssertEqual(second["title"] as? String, "untitled")
+        XCTAssertEqual(table.defaultValues["title"] as? String, "untitled", "the shared defaults are unchanged")
+        XCTAssertEqual(first["title"] as? String, "first")
+
+        var empty = PropertyValues(table: table)
+        XCTAssertTrue(empty.isEmpty)
+        empty[0] = nil
+        XCTAssertTrue(empty.isEmpty)
+        XCTAssertNil(empty[1])
+        empty[1] = Int32(1)
+        XCTAssertFalse(empty.isEmpty)
+        XCTAssertEqual(empty.removeValue(forKey: "count") as? Int32, 1)
+        XCTAssertTrue(empty.isEmpty)
+    }
+
+    /// A row's slots are written in any order; those not written, or not reached before a
+    /// decoding error, are nil, and the values written before the error are freed with it.
+    func testSlotsWrittenInAnyOrderAndAfterAnErrorAreComplete() {
+        let wide = makeEntity("Wide")
+        wide.properties = (0..<6).map { makeAttribute("field\($0)", .stringAttributeType) }
+        let table = EntityPropertyTable(entity: wide)
+
+        let values = PropertyValues(table: table) { slots in
+            slots.write("four", at: 4)
+            slots.write("one", at: 1)
+            slots.write(nil, at: 2)
+            slots.write("four again", at: 4)
+        }
+        XCTAssertEqual((0..<6).map { values[$0] as? String }, [nil, "one", nil, nil, "four again", nil])
+
+        struct Unreadable: Error {}
+        final class Tracked {}
+        weak var written: Tracked?
+        XCTAssertThrowsError(try PropertyValues(table: table) { slots in
+            let tracked = Tracked()
+            written = tracked
+            slots.write(tracked, at: 2)
+            throw Unreadable()
+        })
+        XCTAssertNil(written, "the value written before the error is freed")
+    }
+
     func testAChangeToTheSeventiethPropertyIsSavedAsTheOnlyChangedColumn() throws {
         let wide = makeEntity("Wide")
         wide.properties = (0..<70).map { makeAttribute("field\($0)", .stringAttributeType) }

@@ -123,6 +123,23 @@ final class RowCacheTests: CoreTestCase {
         }
     }
 
+    /// A store into an empty cache sweeps nothing (every cached row is then one the caller
+    /// holds) and sets the next sweep as a sweep does: once the cache has doubled. The
+    /// rows nobody holds go at that sweep, not before.
+    func testAFirstLargeStoreSetsTheNextSweepWithoutDroppingRows() {
+        let entity = makeEntity("Row")
+        func rows(_ keys: Range<Int>) -> [StoreRow] {
+            keys.map { StoreRow(key: StoreKey(entityNumber: 1, primaryKey: Int64($0)), entity: entity, version: 1, attributes: [:], toOne: [:]) }
+        }
+        let cache = RowCache()
+        cache.store(rows(0..<5_000))
+        XCTAssertEqual(cache.count, 5_000)
+        cache.store(rows(5_000..<9_999))
+        XCTAssertEqual(cache.count, 9_999, "no sweep before the cache doubled: the unheld rows stay")
+        cache.store(rows(9_999..<10_000))
+        XCTAssertEqual(cache.count, 1, "the sweep at 10,000 rows keeps only the row its caller holds")
+    }
+
     // MARK: Every way a fault comes to be holds its row
 
     /// Sweeps, then reads `key` of every object: no SELECT may run.

@@ -130,6 +130,9 @@ final class StoreEntity {
     /// Each stored attribute (inherited ones included) with its column index and its slot
     /// in a row's ``PropertyValues``.
     fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
+    /// `attributes` in the order of their slots: the order a row is decoded in, so that
+    /// each value is moved into a slot not yet written (``SlotWriter``).
+    fileprivate(set) var attributesInSlotOrder: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
     fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
@@ -411,6 +414,7 @@ final class StoreSchema {
                 }
             }
             mapped.attributes.sort { $0.column < $1.column }
+            mapped.attributesInSlotOrder = mapped.attributes.sorted { $0.slot < $1.slot }
             mapped.compositeElements.sort { $0.column < $1.column }
             mapped.toOnes.sort { $0.column < $1.column }
         }
