@@ -24,7 +24,9 @@ import Foundation
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
-        var members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
+        let given = conflict.conflictingObjects
+        let stays = { (object: NSManagedObject) in object.managedObjectContext === context && !object.state.isDeleted }
+        var members = given.allSatisfy(stays) ? given : given.filter(stays)  // (usually all: no new list)
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
             return
