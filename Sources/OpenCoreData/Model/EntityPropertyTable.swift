@@ -38,6 +38,10 @@ final class EntityPropertyTable {
     /// Whether no two properties share a name, so that a property's slot and its name's
     /// slot agree (``slot(of:)`` may then trust the property's hint).
     let namesAreUnique: Bool
+    /// The properties a merge policy copies from one object to another: the persistent
+    /// attributes and to-one relationships, by slot (to-many relationships move their
+    /// members instead; transient and fetched properties are not merged).
+    let mergeable: [(slot: Int, isAttribute: Bool)]
 
     init(entity: NSEntityDescription) {
         all = entity.properties
@@ -61,6 +65,12 @@ final class EntityPropertyTable {
         defaultSlots = defaults.contains { $0 != nil } ? defaults : []
         sharedDefaultSlots = defaultSlots.isEmpty ? nil : defaultSlots.withUnsafeBufferPointer { PropertySlots.make(copying: $0) }
         namesAreUnique = slotByName.count == all.count
+        mergeable = all.enumerated().compactMap { slot, property in
+            guard !property.isTransient, !(property is NSFetchedPropertyDescription),
+                !((property as? NSRelationshipDescription)?.isToMany ?? false)
+            else { return nil }
+            return (slot, property is NSAttributeDescription)
+        }
         propertiesWithRules = all.filter { property in
             if property is NSFetchedPropertyDescription { return false }
             guard let attribute = property as? NSAttributeDescription else { return true }

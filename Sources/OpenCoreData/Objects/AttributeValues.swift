@@ -211,6 +211,10 @@ enum AttributeValues {
 
     /// A Double from any Swift or Foundation number; `nil` for anything else.
     private static func double(_ value: Any) -> Double? {
+        // A plain NSNumber (what value(forKey:) hands out, and so what a merge policy sets)
+        // without the bridging casts below: they end in its doubleValue either way (a cast
+        // to Double succeeds only when doubleValue is exact, and then gives it).
+        if Swift.type(of: value) == NSNumber.self { return (value as! NSNumber).doubleValue }
         switch value {
         case let number as Double: return number
         case let number as Float: return Double(number)

@@ -351,26 +351,23 @@ func hashableValue(_ value: Any?) -> AnyHashable? {
 
 /// Whether two stored values are the same, for change detection.
 func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
-    switch (a, b) {
-    case (nil, nil): return true
-    case (nil, _), (_, nil): return false
-    case let (x?, y?) where type(of: x) == String.self && type(of: y) == String.self:
-        // Two Swift strings, without the runtime's cast to AnyHashable (which would
-        // compare them with == as well).
-        return (x as! String) == (y as! String)
-    case let (x?, y?) where type(of: x) == type(of: y):
-        // The commonest stored scalars, compared as themselves; the same answers as
-        // through AnyHashable (which compares two values of one type with their ==).
-        switch ObjectIdentifier(type(of: x)) {
-        case ObjectIdentifier(Double.self): return (x as! Double) == (y as! Double)
-        case ObjectIdentifier(Int64.self): return (x as! Int64) == (y as! Int64)
-        case ObjectIdentifier(Int32.self): return (x as! Int32) == (y as! Int32)
-        case ObjectIdentifier(Int16.self): return (x as! Int16) == (y as! Int16)
-        case ObjectIdentifier(Bool.self): return (x as! Bool) == (y as! Bool)
-        case ObjectIdentifier(Date.self): return (x as! Date) == (y as! Date)
-        default: return hashableEquals(x, y)
-        }
-    default: return hashableEquals(a!, b!)
+    // Unwrapped one at a time rather than matched as a pair: each value is copied once.
+    guard let x = a else { return b == nil }
+    guard let y = b else { return false }
+    let type = Swift.type(of: x)
+    guard type == Swift.type(of: y) else { return hashableEquals(x, y) }
+    // The commonest stored values, compared as themselves; the same answers as through
+    // AnyHashable (which compares two values of one type with their ==), without the
+    // runtime's cast to AnyHashable.
+    switch ObjectIdentifier(type) {
+    case ObjectIdentifier(String.self): return (x as! String) == (y as! String)
+    case ObjectIdentifier(Double.self): return (x as! Double) == (y as! Double)
+    case ObjectIdentifier(Int64.self): return (x as! Int64) == (y as! Int64)
+    case ObjectIdentifier(Int32.self): return (x as! Int32) == (y as! Int32)
+    case ObjectIdentifier(Int16.self): return (x as! Int16) == (y as! Int16)
+    case ObjectIdentifier(Bool.self): return (x as! Bool) == (y as! Bool)
+    case ObjectIdentifier(Date.self): return (x as! Date) == (y as! Date)
+    default: return hashableEquals(x, y)
     }
 }
 

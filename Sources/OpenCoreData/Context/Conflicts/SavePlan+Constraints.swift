@@ -42,6 +42,16 @@ private enum ConstraintValues: Hashable {
         }
     }
 
+    /// The value of the constraint's property number `index` as the object stores it,
+    /// without boxing a string in an `AnyHashable` first.
+    func base(_ index: Int) -> Any {
+        switch self {
+        case .string(let value): return value
+        case .one(let value): return value.base
+        case .many(let values): return values[index].base
+        }
+    }
+
     /// One value: `.string` for a string (also one that `AnyHashable` turns into a Swift
     /// string, such as an `NSString`), so that equal strings always meet as `.string`.
     init?(one value: Any?) {
@@ -55,15 +65,57 @@ private enum ConstraintValues: Hashable {
     }
 }
 
-/// The objects of one save that share the values of one constraint.
-private struct ConstraintGroup {
-    /// The constraint's number in this save (one per ``ConstraintKey``).
-    let constraint: Int
+/// One constraint a save checks (its declaring entity and names), with the save's groups
+/// of objects that share its values.
+private struct CheckedConstraint {
     let declaring: NSEntityDescription
     let names: [String]
-    let values: ConstraintValues
-    var objects: [NSManagedObject] = []
-    var rows: [StoreRow] = []
+    /// Values → the group (a position in ``ConstraintGroups``) of the objects that hold them.
+    var index: [ConstraintValues: Int]
+    /// This constraint's groups, in the order they were met.
+    var positions: [Int] = []
+}
+
+/// The groups of objects of one save that share the values of one constraint, kept side
+/// by side rather than as one value with its own array per group: most groups hold one
+/// object and meet no stored row, so they cost no allocation of their own.
+private struct ConstraintGroups {
+    /// The constraint's number in the save, by group.
+    var constraint: [Int] = []
+    var values: [ConstraintValues] = []
+    /// The first object of each group, in creation order.
+    var first: [NSManagedObject] = []
+    /// The group's other objects, in creation order; `nil` while it has only the first.
+    var others: [[NSManagedObject]?] = []
+    /// The first stored row (other than the save's own) that has the group's values.
+    var row: [StoreRow?] = []
+
+    var count: Int { first.count }
+
+    init(capacity: Int) {
+        constraint.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        first.reserveCapacity(capacity)
+        others.reserveCapacity(capacity)
+        row.reserveCapacity(capacity)
+    }
+
+    mutating func append(constraint number: Int, values: ConstraintValues, object: NSManagedObject) {
+        constraint.append(number)
+        self.values.append(values)
+        first.append(object)
+        others.append(nil)
+        row.append(nil)
+    }
+
+    /// The group's objects, the first one first.
+    func objects(_ position: Int) -> [NSManagedObject] {
+        guard let others = others[position] else { return [first[position]] }
+        return [first[position]] + others
+    }
+
+    /// Whether the group is a conflict: several objects, or one that meets a stored row.
+    func conflicts(_ position: Int) -> Bool { others[position] != nil || row[position] != nil }
 }
 
 extension SavePlan {
@@ -78,57 +130,77 @@ extension SavePlan {
     func constraintConflicts(_ work: StoreWork, in store: NSPersistentStore) throws -> [NSConstraintConflict] {
         let candidates = constraintCandidates(work)
         guard !candidates.isEmpty else { return [] }
-        var groups: [ConstraintGroup] = []
-        // Each constraint gets a number once; per object only its values are hashed.
+        var groups = ConstraintGroups(capacity: candidates.count)
+        // Each constraint gets a number once; per object only its values are hashed, once.
+        var constraints: [CheckedConstraint] = []
         var numbers: [ConstraintKey: Int] = [:]
-        var index: [[ConstraintValues: Int]] = []  // by constraint number: values → group
-        var rules: [ObjectIdentifier: [(declaring: NSEntityDescription, names: [String], number: Int)]] = [:]
-        groups.reserveCapacity(candidates.count)
-        func applicable(to entity: NSEntityDescription) -> [(declaring: NSEntityDescription, names: [String], number: Int)] {
-            if let known = rules[ObjectIdentifier(entity)] { return known }
-            let found = entity.applicableUniquenessConstraints.map { declaring, names in
+        typealias Rule = (number: Int, slots: [Int]?)  // slots of the names in the object's entity
+        var rules: [ObjectIdentifier: [Rule]] = [:]
+        var last: (entity: NSEntityDescription, rules: [Rule])?  // a save holds long runs of one entity
+        func applicable(to entity: NSEntityDescription) -> [Rule] {
+            if let last, last.entity === entity { return last.rules }
+            if let known = rules[ObjectIdentifier(entity)] {
+                last = (entity, known)
+                return known
+            }
+            let table = entity.propertyTable
+            let found = entity.applicableUniquenessConstraints.map { declaring, names -> Rule in
                 let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
-                if let number = numbers[key] { return (declaring, names, number) }
-                numbers[key] = index.count
-                // Sized for every candidate at once rather than grown (each growth rehashes).
-                index.append(Dictionary(minimumCapacity: candidates.count))
-                return (declaring, names, index.count - 1)
+                let number: Int
+                if let known = numbers[key] {
+                    number = known
+                } else {
+                    number = constraints.count
+                    numbers[key] = number
+                    // Sized for every candidate at once rather than grown (each growth rehashes).
+                    constraints.append(CheckedConstraint(declaring: declaring, names: names, index: Dictionary(minimumCapacity: candidates.count)))
+                }
+                let slots = names.map { table.slotByName[$0] }
+                return (number, slots.contains(nil) ? nil : slots.map { $0! })
             }
             rules[ObjectIdentifier(entity)] = found
+            last = (entity, found)
             return found
         }
         // Usually in creation order already (inserted in the order they were made): no sort.
         let inOrder = zip(candidates, candidates.dropFirst()).allSatisfy { $0.objectID.creationSequence < $1.objectID.creationSequence }
         for object in inOrder ? candidates : candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
-            for (declaring, names, number) in applicable(to: object.entity) {
-                guard let values = Self.constraintValues(names, of: object.state.values, table: object.entity.propertyTable) else { continue }
-                if let position = index[number][values] {
-                    groups[position].objects.append(object)
+            for (number, slots) in applicable(to: object.entity) {
+                guard let slots, let values = Self.constraintValues(slots, of: object.state.values) else { continue }
+                let position = groups.count
+                // One hash: the group's position if the values are known, this new one's if not.
+                let found = constraints[number].index.updateValue(position, forKey: values) ?? position
+                if found == position {
+                    groups.append(constraint: number, values: values, object: object)
+                    constraints[number].positions.append(position)
                 } else {
-                    index[number][values] = groups.count
-                    groups.append(ConstraintGroup(constraint: number, declaring: declaring, names: names, values: values, objects: [object]))
+                    constraints[number].index[values] = found  // keep the first group's position
+                    if groups.others[found] == nil { groups.others[found] = [object] } else { groups.others[found]!.append(object) }
                 }
             }
         }
-        let excluded = Set((candidates + work.deleted).compactMap { $0.objectID.storeKey })
-        try findStoredRows(for: &groups, excluding: excluded, in: store)
-        var conflicts: [NSConstraintConflict] = []
-        let conflicting = groups.filter { $0.objects.count > 1 || !$0.rows.isEmpty }
+        var excluded = Set<StoreKey>()
+        for object in candidates { if let key = object.objectID.storeKey { excluded.insert(key) } }
+        for object in work.deleted { if let key = object.objectID.storeKey { excluded.insert(key) } }
+        try findStoredRows(for: &groups, of: constraints, excluding: excluded, in: store)
+        let conflicting = (0..<groups.count).filter { groups.conflicts($0) }
         // The stored rows met go into the row cache together: one hold of its lock.
-        var cachedRows = store.rowCache.store(conflicting.compactMap(\.rows.first)).makeIterator()
-        for group in conflicting {
-            let row = group.rows.first
-            let databaseObject = row.flatMap { _ in cachedRows.next() }.map { context.object(for: $0.key, in: store) }
+        var cachedRows = store.rowCache.store(conflicting.compactMap { groups.row[$0] }).makeIterator()
+        var conflicts: [NSConstraintConflict] = []
+        conflicts.reserveCapacity(conflicting.count)
+        for position in conflicting {
+            let databaseObject = groups.row[position].flatMap { _ in cachedRows.next() }.map { context.object(for: $0.key, in: store) }
+            let objects = groups.objects(position)
             // The database snapshot is made from databaseRow when first asked for.
             let conflict = NSConstraintConflict(
-                constraint: group.names, database: databaseObject, conflicting: group.objects,
-                conflictingSnapshots: group.objects.map { object -> [AnyHashable: Any] in
+                constraint: constraints[groups.constraint[position]].names, database: databaseObject, conflicting: objects,
+                conflictingSnapshots: objects.map { object -> [AnyHashable: Any] in
                     guard !object.state.isInserted, let snapshot = object.state.snapshot else { return [:] }
                     var keyed: [AnyHashable: Any] = [:]
                     for (name, value) in snapshotDictionary(of: snapshot, owner: object) { keyed[name] = value }
                     return keyed
                 })
-            conflict.databaseRow = row
+            conflict.databaseRow = groups.row[position]
             conflicts.append(conflict)
         }
         return conflicts
@@ -170,67 +242,68 @@ extension SavePlan {
         return candidates
     }
 
-    /// The stored values of `names` in `values`, hashable; `nil` when one is nil.
-    private static func constraintValues(_ names: [String], of values: PropertyValues, table: EntityPropertyTable) -> ConstraintValues? {
-        if names.count == 1 {
-            guard let slot = table.slotByName[names[0]] else { return nil }
-            return ConstraintValues(one: values[slot])
-        }
+    /// The stored values in `slots` of `values`, hashable; `nil` when one is nil.
+    private static func constraintValues(_ slots: [Int], of values: PropertyValues) -> ConstraintValues? {
+        if slots.count == 1 { return ConstraintValues(one: values[slots[0]]) }
         var result: [AnyHashable] = []
-        for name in names {
-            guard let slot = table.slotByName[name], let value = hashableValue(values[slot]) else { return nil }
+        result.reserveCapacity(slots.count)
+        for slot in slots {
+            guard let value = hashableValue(values[slot]) else { return nil }
             result.append(value)
         }
         return .many(result)
     }
 
-    /// Fills each group's `rows` with the stored rows (other than `excluded`) that have its
-    /// values: one `IN` query per few hundred values for a one-property constraint, one
-    /// query per group for a compound one.
-    private func findStoredRows(for groups: inout [ConstraintGroup], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
+    /// Fills each group's `row` with the first stored row (other than `excluded`) that has
+    /// its values: one `IN` query per few hundred values for a one-property constraint, one
+    /// query per group for a compound one. A row finds its group through the constraint's
+    /// own index of values.
+    private func findStoredRows(for groups: inout ConstraintGroups, of constraints: [CheckedConstraint], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
         let engine = store.engine
-        var byConstraint: [Int: [Int]] = [:]
-        for (position, group) in groups.enumerated() { byConstraint[group.constraint, default: []].append(position) }
-        for number in byConstraint.keys.sorted() {
-            let positions = byConstraint[number]!
-            let first = groups[positions[0]]
-            let table = first.declaring.propertyTable
-            let attributes = first.names.map { table.byName[$0] as? NSAttributeDescription }
-            func publicValue(_ value: AnyHashable, _ i: Int) -> Any {
-                attributes[i].map { AttributeValues.public(value.base, for: $0) } ?? value.base
+        for constraint in constraints where !constraint.positions.isEmpty {
+            let positions = constraint.positions
+            let table = constraint.declaring.propertyTable
+            let attributes = constraint.names.map { table.byName[$0] as? NSAttributeDescription }
+            func publicValue(_ values: ConstraintValues, _ i: Int) -> Any {
+                let value = values.base(i)
+                return attributes[i].map { AttributeValues.public(value, for: $0) } ?? value
             }
             // One query per 500 values for a one-property constraint (its `IN` list made
             // directly: a predicate of 500 constants costs more to build and parse than
             // the query to run), one per group for a compound one.
             var conditions: [(PredicateSQLTranslator) throws -> SQLFragment] = []
-            if first.names.count == 1 {
+            if constraint.names.count == 1 {
                 var start = 0
                 while start < positions.count {
                     let chunk = positions[start..<min(start + 500, positions.count)]
                     start += chunk.count
-                    let values = chunk.map { publicValue(groups[$0].values[0], 0) }
-                    conditions.append { try $0.inCondition(keyPath: first.names[0], values: values) }
+                    let values = chunk.map { publicValue(groups.values[$0], 0) }
+                    conditions.append { try $0.inCondition(keyPath: constraint.names[0], values: values) }
                 }
             } else {
                 for position in positions {
-                    let parts = first.names.enumerated().map { i, name in NSPredicate(format: "%K == %@", name, publicValue(groups[position].values[i], i)) }
+                    let parts = constraint.names.enumerated().map { i, name in NSPredicate(format: "%K == %@", name, publicValue(groups.values[position], i)) }
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var lookup: [ConstraintValues: Int] = Dictionary(minimumCapacity: positions.count)
-            for position in positions { lookup[groups[position].values] = position }
+            var slotsOf: (entity: NSEntityDescription, slots: [Int]?)?  // rows come in long runs of one entity
             for makeCondition in conditions {
-                let mapped = try engine.storeEntity(first.declaring)
+                let mapped = try engine.storeEntity(constraint.declaring)
                 var query = SQLFetchQuery(entity: mapped)
-                let translator = try engine.translator(for: first.declaring)
+                let translator = try engine.translator(for: constraint.declaring)
                 query.joins = translator.rootJoins
                 let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try makeCondition(translator)].compactMap { $0 }
                 query.condition = SQLFragment.compound(parts, and: true)
                 for row in try engine.fetchRows(query, includesSubentities: true) where !excluded.contains(row.key) {
-                    guard let values = Self.constraintValues(first.names, of: row.attributes, table: row.entity.propertyTable),
-                        let position = lookup[values]
+                    if slotsOf?.entity !== row.entity {
+                        let rowTable = row.entity.propertyTable
+                        let slots = constraint.names.map { rowTable.slotByName[$0] }
+                        slotsOf = (row.entity, slots.contains(nil) ? nil : slots.map { $0! })
+                    }
+                    guard let slots = slotsOf?.slots, let values = Self.constraintValues(slots, of: row.attributes),
+                        let position = constraint.index[values], groups.row[position] == nil
                     else { continue }
-                    groups[position].rows.append(row)
+                    groups.row[position] = row
                 }
             }
         }

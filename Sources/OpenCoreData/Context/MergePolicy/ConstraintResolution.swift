@@ -24,7 +24,9 @@ import Foundation
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
         guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
-        var members = conflict.conflictingObjects.filter { $0.managedObjectContext === context && !$0.state.isDeleted }
+        let given = conflict.conflictingObjects
+        let stays = { (object: NSManagedObject) in object.managedObjectContext === context && !object.state.isDeleted }
+        var members = given.allSatisfy(stays) ? given : given.filter(stays)  // (usually all: no new list)
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
             return
@@ -33,9 +35,11 @@ enum ConstraintResolution {
         // them (its NSConstraintValidator) before the store meets its rows: the one kept
         // then meets the stored object alone (Core Data's resolvers take the conflict's
         // last object only).
-        let ofTheSave = members.filter { $0 !== database }
-        if ofTheSave.count > 1, let kept = resolveAmongSavedObjects(ofTheSave, constraint: conflict.constraint, as: type, in: context) {
-            members = [kept]
+        if members.count > 1 {  // (usually one: no list made)
+            let ofTheSave = members.filter { $0 !== database }
+            if ofTheSave.count > 1, let kept = resolveAmongSavedObjects(ofTheSave, constraint: conflict.constraint, as: type, in: context) {
+                members = [kept]
+            }
         }
         if type == .overwriteMergePolicyType, let replacement = members.last(where: { $0 !== database }) {
             replace(database, with: replacement, others: members, in: context)
@@ -64,10 +68,16 @@ enum ConstraintResolution {
     /// Core Data's policies do not merge such objects (see
     /// ``NSMergePolicy/resolve(constraintConflicts:)``).
     static func spansSeveralEntities(_ conflict: NSConstraintConflict) -> Bool {
-        var objects = conflict.conflictingObjects.filter { !$0.state.isDeleted }
-        if let database = conflict.databaseObject { objects.append(database) }
-        guard let first = objects.first?.entity else { return false }
-        return objects.contains { $0.entity !== first }
+        // Compared as they come, without making the list of them.
+        var first = conflict.databaseObject?.entity
+        for object in conflict.conflictingObjects where !object.state.isDeleted {
+            guard let entity = first else {
+                first = object.entity
+                continue
+            }
+            if object.entity !== entity { return true }
+        }
+        return false
     }
 
     /// A conflict among the save's own objects (no stored row has the values): one object
@@ -111,26 +121,26 @@ enum ConstraintResolution {
     /// `keeper` was fetched and changed that property itself: Core Data's merge of two
     /// objects of one save under either trump policy.
     private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
-        for (slot, keeperSlot, property) in mergeableProperties(from: other, to: keeper) {
-            if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { continue }
-            let value = other.value(forKey: property.name)
+        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, name, _ in
+            if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { return }
+            let value = other.value(forKey: name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
-            if changed, !valueEquals(value, keeper.value(forKey: property.name)) { setMerged(value, forKey: property.name, on: keeper) }
+            if changed, !valueEquals(value, keeper.value(forKey: name)) { setMerged(value, forKey: name, on: keeper) }
         }
     }
 
-    /// The properties a merge sets: `source`'s persistent attributes and to-ones that
-    /// `target`'s entity has too, with their slot in each (to-many relationships move their
-    /// members instead, see ``moveToManyMembers(from:to:)``).
-    private static func mergeableProperties(from source: NSManagedObject, to target: NSManagedObject) -> [(slot: Int, targetSlot: Int, property: NSPropertyDescription)] {
+    /// Calls `body` for each property a merge sets: `source`'s persistent attributes and
+    /// to-ones that `target`'s entity has too, with their slot in each and their name (to-many
+    /// relationships move their members instead, see ``moveToManyMembers(from:to:)``).
+    /// The entity's table lists them once, so a merge makes no list of its own.
+    private static func forEachMergeable(from source: NSManagedObject, to target: NSManagedObject,
+                                         _ body: (_ slot: Int, _ targetSlot: Int, _ name: String, _ isAttribute: Bool) -> Void) {
         let sourceTable = source.entity.propertyTable, targetTable = target.entity.propertyTable
-        return sourceTable.all.enumerated().compactMap { slot, property in
-            guard !property.isTransient, !(property is NSFetchedPropertyDescription),
-                !((property as? NSRelationshipDescription)?.isToMany ?? false),
-                // One entity (the usual merge) has one slot per property: no look-up by name.
-                let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[property.name]
-            else { return nil }
-            return (slot, targetSlot, property)
+        for (slot, isAttribute) in sourceTable.mergeable {
+            let name = sourceTable.names[slot]
+            // One entity (the usual merge) has one slot per property: no look-up by name.
+            guard let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[name] else { continue }
+            body(slot, targetSlot, name, isAttribute)
         }
     }
 
@@ -167,16 +177,16 @@ enum ConstraintResolution {
     /// only a value that differs is read and set through key-value coding, so observers
     /// and custom accessors see the merge.
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
-        for (slot, targetSlot, property) in mergeableProperties(from: source, to: target) {
-            guard all || source.state.changedSlots.contains(slot) else { continue }
-            if property is NSAttributeDescription {
+        forEachMergeable(from: source, to: target) { slot, targetSlot, name, isAttribute in
+            guard all || source.state.changedSlots.contains(slot) else { return }
+            if isAttribute {
                 target.fulfillFaultIfNeeded()
-                if valueEquals(source.state.values[slot], target.state.values[targetSlot]) { continue }
-                target.setValue(source.value(forKey: property.name), forKey: property.name)
-                continue
+                if valueEquals(source.state.values[slot], target.state.values[targetSlot]) { return }
+                target.setValue(source.value(forKey: name), forKey: name)
+                return
             }
-            let value = source.value(forKey: property.name)
-            if !valueEquals(value, target.value(forKey: property.name)) { setMerged(value, forKey: property.name, on: target) }
+            let value = source.value(forKey: name)
+            if !valueEquals(value, target.value(forKey: name)) { setMerged(value, forKey: name, on: target) }
         }
     }
 

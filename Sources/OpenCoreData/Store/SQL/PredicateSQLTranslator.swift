@@ -478,6 +478,16 @@ final class PredicateSQLTranslator {
     /// `x IN {a, b, …}` for the collection's `elements`.
     private func inList(_ left: SQLOperand, elements: [Any], _ options: NSComparisonPredicate.Options) throws -> SQLFragment {
         guard let test = left.nullTest, let leftSQL = left.valueSQL else { throw SQLUntranslatable("IN on \(left)") }
+        // The usual list, a constraint check's or an import's: Swift strings against a string
+        // column, bound as they are, in one pass (for a Swift string isNilValue says no and
+        // bindValue binds its text, so the fragment is the one the general path makes).
+        if !left.isObject, left.kind == .string, PredicateStrings.foldingOptions(options).isEmpty, !elements.isEmpty,
+            elements.allSatisfy({ Swift.type(of: $0) == String.self }) {
+            var all = leftSQL.binds
+            all.reserveCapacity(all.count + elements.count)
+            for element in elements { all.append(.text(element as! String)) }
+            return .compound([SQLFragment(" \(leftSQL.sql) IN (\(Self.placeholders(elements.count)))", all, nullable: left.isNullable)], and: false)
+        }
         let hasNil = elements.contains { isNilValue($0) }
         let values = elements.filter { !isNilValue($0) }
         // `x IN ()` is false in SQLite, for a NULL `x` too.
@@ -504,13 +514,22 @@ final class PredicateSQLTranslator {
         }
         var tests: [SQLFragment] = []
         if !binds.isEmpty {
-            let placeholders = String(repeating: "?, ", count: binds.count - 1) + "?"
             var all = leftSQL.binds
             all.append(contentsOf: binds)
-            tests.append(SQLFragment(" \(leftSQL.sql) IN (\(placeholders))", all, nullable: left.isNullable))
+            tests.append(SQLFragment(" \(leftSQL.sql) IN (\(Self.placeholders(binds.count)))", all, nullable: left.isNullable))
         }
         if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
         return tests.isEmpty ? known(false, left) : .compound(tests, and: false)
+    }
+
+    /// `?, ?, …, ?`: `count` placeholders (at least one), appended into a string reserved
+    /// once (`String(repeating:count:)` of a string grows it piece by piece).
+    private static func placeholders(_ count: Int) -> String {
+        var result = ""
+        result.reserveCapacity(3 * count)
+        for _ in 1..<count { result += "?, " }
+        result += "?"
+        return result
     }
 
     /// `answer` for every row, except unknown where one of `sides` (those that may be
