@@ -118,6 +118,27 @@ private struct ConstraintGroups {
     func conflicts(_ position: Int) -> Bool { others[position] != nil || row[position] != nil }
 }
 
+/// A value worked out once per entity, the last entity's kept at hand: a save's objects
+/// come in long runs of one entity, so most look-ups compare one reference and hash nothing.
+private struct PerEntityMemo<Value> {
+    private var known: [ObjectIdentifier: Value] = [:]
+    private var last: (entity: NSEntityDescription, value: Value)?
+
+    /// `entity`'s value, made by `make` the first time it is asked for.
+    mutating func value(for entity: NSEntityDescription, _ make: (NSEntityDescription) -> Value) -> Value {
+        if let last, last.entity === entity { return last.value }
+        let value: Value
+        if let found = known[ObjectIdentifier(entity)] {
+            value = found
+        } else {
+            value = make(entity)
+            known[ObjectIdentifier(entity)] = value
+        }
+        last = (entity, value)
+        return value
+    }
+}
+
 extension SavePlan {
     /// An ``NSConstraintConflict`` for each constraint and values that two objects of the
     /// save share, or that an object of the save shares with a row already in the store.
@@ -135,32 +156,25 @@ extension SavePlan {
         var constraints: [CheckedConstraint] = []
         var numbers: [ConstraintKey: Int] = [:]
         typealias Rule = (number: Int, slots: [Int]?)  // slots of the names in the object's entity
-        var rules: [ObjectIdentifier: [Rule]] = [:]
-        var last: (entity: NSEntityDescription, rules: [Rule])?  // a save holds long runs of one entity
+        var rules = PerEntityMemo<[Rule]>()
         func applicable(to entity: NSEntityDescription) -> [Rule] {
-            if let last, last.entity === entity { return last.rules }
-            if let known = rules[ObjectIdentifier(entity)] {
-                last = (entity, known)
-                return known
-            }
-            let table = entity.propertyTable
-            let found = entity.applicableUniquenessConstraints.map { declaring, names -> Rule in
-                let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
-                let number: Int
-                if let known = numbers[key] {
-                    number = known
-                } else {
-                    number = constraints.count
-                    numbers[key] = number
-                    // Sized for every candidate at once rather than grown (each growth rehashes).
-                    constraints.append(CheckedConstraint(declaring: declaring, names: names, index: Dictionary(minimumCapacity: candidates.count)))
+            rules.value(for: entity) { entity in
+                let table = entity.propertyTable
+                return entity.applicableUniquenessConstraints.map { declaring, names -> Rule in
+                    let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
+                    let number: Int
+                    if let known = numbers[key] {
+                        number = known
+                    } else {
+                        number = constraints.count
+                        numbers[key] = number
+                        // Sized for every candidate at once rather than grown (each growth rehashes).
+                        constraints.append(CheckedConstraint(declaring: declaring, names: names, index: Dictionary(minimumCapacity: candidates.count)))
+                    }
+                    let slots = names.map { table.slotByName[$0] }
+                    return (number, slots.contains(nil) ? nil : slots.map { $0! })
                 }
-                let slots = names.map { table.slotByName[$0] }
-                return (number, slots.contains(nil) ? nil : slots.map { $0! })
             }
-            rules[ObjectIdentifier(entity)] = found
-            last = (entity, found)
-            return found
         }
         // Usually in creation order already (inserted in the order they were made): no sort.
         let inOrder = zip(candidates, candidates.dropFirst()).allSatisfy { $0.objectID.creationSequence < $1.objectID.creationSequence }
@@ -216,19 +230,12 @@ extension SavePlan {
     /// property (only the first such object with `stoppingAtFirst`).
     private func constraintCandidates(_ work: StoreWork, stoppingAtFirst: Bool = false) -> [NSManagedObject] {
         // The slots of each entity's constrained properties; empty for an unconstrained entity.
-        var constrainedSlots: [ObjectIdentifier: [Int]] = [:]
-        var last: (entity: NSEntityDescription, slots: [Int])?  // a save holds long runs of one entity
+        var constrainedSlots = PerEntityMemo<[Int]>()
         func slots(of entity: NSEntityDescription) -> [Int] {
-            if let last, last.entity === entity { return last.slots }
-            if let known = constrainedSlots[ObjectIdentifier(entity)] {
-                last = (entity, known)
-                return known
+            constrainedSlots.value(for: entity) { entity in
+                let table = entity.propertyTable
+                return entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
             }
-            let table = entity.propertyTable
-            let found = entity.applicableUniquenessConstraints.flatMap(\.names).compactMap { table.slotByName[$0] }
-            constrainedSlots[ObjectIdentifier(entity)] = found
-            last = (entity, found)
-            return found
         }
         var candidates: [NSManagedObject] = []
         for list in [work.inserted, work.updated] {
