@@ -14,7 +14,8 @@ import Foundation
 /// entries because the last reference to an object may be dropped on any thread.
 final class ObjectRegistry {
     private let lock = NSLock()
-    private var entries: [PermanentKey: Unmanaged<NSManagedObject>] = [:]
+    /// Guarded by `lock`, so not also checked for overlapping access at run time.
+    @exclusivity(unchecked) private var entries: [PermanentKey: Unmanaged<NSManagedObject>] = [:]
 
     /// The live object registered for `key`.
     func object(for key: PermanentKey) -> NSManagedObject? {

@@ -34,7 +34,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The handle of the context the object lives in.
     var contextHandle: TargetHandle<NSManagedObjectContext>?
     /// The object's identity: temporary until the object is saved, then permanent.
-    public internal(set) var objectID: NSManagedObjectID
+    /// Not checked for overlapping access at run time: a save reads it several times
+    /// per object (each check a call into the runtime's thread-local access set), and
+    /// only the context replaces it.
+    @exclusivity(unchecked) public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
     ///
     /// Not checked for overlapping access at run time: every value set and read goes through
@@ -42,7 +45,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// CPU time of inserting 100,000 objects. Only the owning context's queue touches it.
     @exclusivity(unchecked) var state: ManagedObjectState
     /// The context registry entry that names this object, removed as the object is freed.
-    var registration: Registration?
+    /// (Not checked for overlapping access at run time, as `objectID`.)
+    @exclusivity(unchecked) var registration: Registration?
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there.
     ///

@@ -202,7 +202,8 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// the rows it alone holds (``sweep()``), so the rows of objects a program let go of do not
 /// stay for the store's life; Core Data's cache counts its contexts' references the same way.
 final class RowCache {
-    private var rows: [StoreKey: StoreRow] = [:]
+    /// Guarded by `lock`, so not also checked for overlapping access at run time.
+    @exclusivity(unchecked) private var rows: [StoreKey: StoreRow] = [:]
     private let lock = NSLock()
     /// This cache's number, unique in the process and never 0: what a row's `currentIn`
     /// holds while it is this cache's current row.
@@ -259,12 +260,27 @@ final class RowCache {
     /// Caches `newRows`; returns the cached row of each, in order (see ``store(_:)-row``).
     @discardableResult
     func store(_ newRows: [StoreRow]) -> [StoreRow] {
+        var cached: [StoreRow] = []
+        cached.reserveCapacity(newRows.count)
+        store(newRows) { cached.append($0) }
+        return cached
+    }
+
+    /// Caches the rows of a save's written objects, as `store(_:)` caches an array of rows,
+    /// for a caller that needs neither the cached rows back nor an array of the new ones
+    /// (each a retain and a release per row).
+    func store(writtenRows written: [(NSManagedObject, StoreRow)]) {
+        store(written.lazy.map { $0.1 }) { _ in }
+    }
+
+    /// Caches `newRows`, handing `body` the cached row of each, in order.
+    private func store<Rows: Collection>(_ newRows: Rows, _ body: (StoreRow) -> Void) where Rows.Element == StoreRow {
         lock.lock(); defer { lock.unlock() }
         // Grown once for a large fetch, not by doubling (each growth rehashes every row).
         // The new rows may already be cached (a refetch, a save), so not by their sum.
         rows.reserveCapacity(Swift.max(rows.count, newRows.count))
         let wasEmpty = rows.isEmpty
-        let cached = newRows.map(insert)
+        for row in newRows { body(insert(row)) }
         if wasEmpty {
             // Every cached row is one of `newRows`, which the caller holds: a sweep would
             // drop none, so only its next threshold is set (the scan of 100,000 rows just
@@ -273,7 +289,6 @@ final class RowCache {
         } else {
             sweepIfGrown()
         }
-        return cached
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {

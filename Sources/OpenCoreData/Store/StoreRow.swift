@@ -24,7 +24,9 @@ final class StoreRow {
     /// Int32, Int64, Decimal, Double, Float, String, Bool, Date, Data, UUID, URL, and for
     /// Transformable whatever `TransformableStorage.value(from:attribute:)` returns. NULL
     /// is nil. The slots of relationships and transient attributes are always nil.
-    var attributes: PropertyValues
+    /// (Not checked for overlapping access at run time: a save reads it once per row
+    /// written, and a cached row is not changed.)
+    @exclusivity(unchecked) var attributes: PropertyValues
     /// Each to-one relationship (including the to-one side of one-to-many) whose foreign
     /// key is not NULL.
     var toOne: [String: StoreKey]

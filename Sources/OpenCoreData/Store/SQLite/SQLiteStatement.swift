@@ -26,8 +26,10 @@ final class SQLiteStatement {
     private unowned let database: SQLiteDatabase
     /// The debug level captured at ``reset()``; 0 keeps binding and stepping free of logging.
     private var logLevel = 0
-    /// Bound values waiting to be printed after the statement line.
-    private var pendingBindLog: [(Int32, String)] = []
+    /// Bound values waiting to be printed after the statement line. (Not checked for
+    /// overlapping access at run time: each run of the statement reads it, and one thread
+    /// at a time uses a statement.)
+    @exclusivity(unchecked) private var pendingBindLog: [(Int32, String)] = []
     private var hasLoggedExecution = false
     /// The first failed binding since the last run, `SQLITE_OK` when none.
     private var bindFailure = SQLITE_OK
