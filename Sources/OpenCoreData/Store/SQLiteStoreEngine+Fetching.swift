@@ -63,8 +63,14 @@ extension SQLiteStoreEngine {
 
     /// The row for one key (faulting one object): `… WHERE t0.Z_PK = ?`.
     private func fetchRowLocked(for key: StoreKey) throws -> StoreRow? {
-        guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
-        let plan = plans.select(root, includesSubentities: true, schema: schema)
+        let plan: SelectPlan
+        if let last = lastKeyPlan, last.entityNumber == key.entityNumber {
+            plan = last.plan
+        } else {
+            guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
+            plan = plans.select(root, includesSubentities: true, schema: schema)
+            lastKeyPlan = (key.entityNumber, plan)
+        }
         return try database.withStatement(plan.byKeySQL) { statement in
             statement.bindKey(key.primaryKey, at: 1)
             return try readFirstRow(statement, plan: plan)
