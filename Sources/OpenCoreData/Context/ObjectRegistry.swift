@@ -14,7 +14,9 @@ import Foundation
 /// entries because the last reference to an object may be dropped on any thread.
 final class ObjectRegistry {
     private let lock = NSLock()
-    private var entries: [PermanentKey: Unmanaged<NSManagedObject>] = [:]
+    /// Not checked for overlapping access at run time: every access holds `lock` and calls
+    /// out to nothing, and the checks were three per object looked up, registered and freed.
+    @exclusivity(unchecked) private var entries: [PermanentKey: Unmanaged<NSManagedObject>] = [:]
 
     /// The live object registered for `key`.
     func object(for key: PermanentKey) -> NSManagedObject? {

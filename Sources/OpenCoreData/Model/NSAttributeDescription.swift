@@ -39,7 +39,8 @@ public enum NSAttributeType: UInt, Sendable {
 /// An attribute of an entity: a value stored in a column.
 open class NSAttributeDescription: NSPropertyDescription {
     /// The kind of value the attribute holds. Defaults to `.undefinedAttributeType`.
-    public var attributeType: NSAttributeType = .undefinedAttributeType
+    /// (Not checked for overlapping access at run time: every value read and set reads it.)
+    @exclusivity(unchecked) public var attributeType: NSAttributeType = .undefinedAttributeType
     /// The name of the value's class (`NSNumber`, `NSString`, `NSDate`, …), derived from
     /// the attribute type unless set (Transformable attributes name their custom class).
     public var attributeValueClassName: String? {
