@@ -359,7 +359,10 @@ open class NSManagedObjectContext {
         guard !object.state.isDeleted else { return }  // its row was gone: already deleted
         object.state.isDeleted = true
         updated.remove(object)
-        deleted.append(object)
+        // Not deleted until now, so not in `deleted` (every path that clears isDeleted
+        // takes the object out of it, or empties it): no membership look-up, and a save
+        // never asks the list about one object, so a cascade of 100,000 hashes none.
+        deleted.appendNew(object)
         noteEventDeletion(of: object)
         deletionsToProcess.append(object)
         object.prepareForDeletion()
