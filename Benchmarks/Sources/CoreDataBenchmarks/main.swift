@@ -13,6 +13,10 @@ import GRDBSQLite
 //       the same for insert, update-all and delete-all (WriteObjectFloor).
 //   core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
 //       the least the fetch-by-ID phase can cost with Core Data's API (ByIDFloor).
+//   core-data-benchmarks --pairs N --phase PHASE [--only sqlite,opencoredata] [--rows R]
+//       one phase, the subjects run back to back N times, each divided by the first
+//       subject's run of the same repetition (PairedRuns): ratios a switch in the shared
+//       machine's speed between repetitions does not skew.
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 //       NAME may also be memory-faults or memory-rows, with --phase fetch-batched: the
@@ -44,6 +48,7 @@ let usage = """
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --write-floor [--repeat N] [--rows R]
            core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
+           core-data-benchmarks --pairs N --phase PHASE [--only sqlite,opencoredata] [--rows R]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -52,7 +57,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 // Every argument is an option with a value; anything else is a mistake, not a request to
 // run the whole benchmark.
-let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db"]
+let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db", "--pairs"]
 let floorOptions: Set = ["--object-floor", "--write-floor", "--by-id-floor"]
 var position = 1
 while position < arguments.count {
@@ -135,6 +140,26 @@ func measure(_ subject: String, _ phase: Phase, database: URL) throws -> PhaseMe
         fail("\(subject) \(phase.rawValue) printed no measurement")
     }
     return try JSONDecoder().decode(PhaseMeasurement.self, from: Data(line.utf8))
+}
+
+if let pairs = option("--pairs") {
+    guard let count = Int(pairs), count > 0 else { fail("--pairs needs a positive number") }
+    guard let phaseName = option("--phase"), let phase = Phase(rawValue: phaseName) else {
+        fail("--pairs needs --phase, one of \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    let paired = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["sqlite", "opencoredata"]
+    for name in paired where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
+    guard paired.count >= 2 else { fail("--pairs needs at least two subjects in --only") }
+    do {
+        try PairedRuns.run(phase: phase, subjects: paired, repetitions: count, scratch: scratch) { subject, phase, database in
+            try measure(subject, phase, database: database)
+        }
+    } catch {
+        try? FileManager.default.removeItem(at: scratch)
+        fail("--pairs failed: \(error)")
+    }
+    try? FileManager.default.removeItem(at: scratch)
+    exit(0)
 }
 
 /// The 1-, 5- and 15-minute load averages: how busy the shared machine was.

@@ -23,4 +23,12 @@ static inline void ocd_unlock(int *_Nonnull lock) {
     __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 }
 
+#include <stdint.h>
+
+/// Adds 1 to `counter` atomically and returns the new value: a sequence number any thread
+/// may take (temporary object IDs, made for every fault), without a lock.
+static inline uint64_t ocd_increment(uint64_t *_Nonnull counter) {
+    return __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+}
+
 #endif

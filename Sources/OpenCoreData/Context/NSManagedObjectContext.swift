@@ -19,7 +19,8 @@ open class NSManagedObjectContext {
     /// The queue the context was created for; fixed for the context's life.
     public let concurrencyType: ConcurrencyType
     /// The coordinator the context fetches from and saves to.
-    public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+    /// Not checked for overlapping access at run time, as ``parent`` (see there).
+    @exclusivity(unchecked) public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         didSet {
             persistentStoreCoordinator.map { ManagedObjectClasses.noteModel($0.managedObjectModel) }
             if persistentStoreCoordinator !== oldValue { observeCoordinator() }
@@ -37,7 +38,10 @@ open class NSManagedObjectContext {
     /// inserts, changes and deletions; its ``save()`` hands its changes to the parent
     /// (which must save in turn to write them to disk). The child takes its parent's
     /// coordinator. The parent is held strongly, as Core Data holds it.
-    public var parent: NSManagedObjectContext? {
+    ///
+    /// Not checked for overlapping access at run time: every look-up and fetch reads it
+    /// (and the coordinator), a check each, and only its setter writes it.
+    @exclusivity(unchecked) public var parent: NSManagedObjectContext? {
         didSet {
             guard parent !== oldValue else { return }
             if let parent {
@@ -132,7 +136,8 @@ open class NSManagedObjectContext {
 
     /// How old, in seconds, cached data may be when a fault fires before it is read from
     /// the store again. Negative (the default) accepts data of any age; 0 accepts none.
-    public var stalenessInterval: TimeInterval = -1
+    /// (Not checked for overlapping access at run time: each fault fired reads it.)
+    @exclusivity(unchecked) public var stalenessInterval: TimeInterval = -1
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
     private var lastNotedClass: ObjectIdentifier?
 
@@ -354,7 +359,10 @@ open class NSManagedObjectContext {
         guard !object.state.isDeleted else { return }  // its row was gone: already deleted
         object.state.isDeleted = true
         updated.remove(object)
-        deleted.append(object)
+        // Not deleted until now, so not in `deleted` (every path that clears isDeleted
+        // takes the object out of it, or empties it): no membership look-up, and a save
+        // never asks the list about one object, so a cascade of 100,000 hashes none.
+        deleted.appendNew(object)
         noteEventDeletion(of: object)
         deletionsToProcess.append(object)
         object.prepareForDeletion()

@@ -39,8 +39,7 @@ public enum NSAttributeType: UInt, Sendable {
 /// An attribute of an entity: a value stored in a column.
 open class NSAttributeDescription: NSPropertyDescription {
     /// The kind of value the attribute holds. Defaults to `.undefinedAttributeType`.
-    /// (Not checked for overlapping access at run time: `setValue(_:forKey:)` reads it
-    /// for every value set.)
+    /// (Not checked for overlapping access at run time: every value read and set reads it.)
     @exclusivity(unchecked) public var attributeType: NSAttributeType = .undefinedAttributeType
     /// The name of the value's class (`NSNumber`, `NSString`, `NSDate`, …), derived from
     /// the attribute type unless set (Transformable attributes name their custom class).

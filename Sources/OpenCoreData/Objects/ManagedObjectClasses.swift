@@ -9,7 +9,9 @@ import Foundation
 /// object class the program has used.
 enum ManagedObjectClasses {
     private static let lock = NSLock()
-    private static var knownModules: [String] = []
+    /// Not checked for overlapping access at run time (read at every fault made): every
+    /// access holds `lock`.
+    @exclusivity(unchecked) private static var knownModules: [String] = []
     /// Classes already noted, so inserting many objects costs one lookup each.
     private static var notedClasses: Set<ObjectIdentifier> = []
     /// Models used by coordinators, for `NSManagedObject.entity()`.

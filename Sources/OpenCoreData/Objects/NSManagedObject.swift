@@ -34,9 +34,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// The handle of the context the object lives in.
     var contextHandle: TargetHandle<NSManagedObjectContext>?
     /// The object's identity: temporary until the object is saved, then permanent.
-    /// Not checked for overlapping access at run time: a save reads it several times
-    /// per object (each check a call into the runtime's thread-local access set), and
-    /// only the context replaces it.
+    /// Not checked for overlapping access at run time (a check at each fault made), as
+    /// ``state``: only the owning context's queue sets it.
     @exclusivity(unchecked) public internal(set) var objectID: NSManagedObjectID
     /// Values, snapshot and change flags. Only the owning context's queue touches it.
     ///

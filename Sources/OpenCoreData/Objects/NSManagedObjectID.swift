@@ -1,4 +1,5 @@
 import Foundation
+@_implementationOnly import CSwiftRuntime
 
 /// A compact, universal identifier for a managed object: the basis of uniquing.
 ///
@@ -43,8 +44,13 @@ public final class NSManagedObjectID: NSObject {
     /// one entity their primary keys in this order, so objects that sort alike keep the
     /// order they were inserted in, in the store and in a fetched results controller.
     let creationSequence: UInt64
-    private static var creationCounter: UInt64 = 0
-    private static let creationCounterLock = NSLock()
+    /// The last sequence number given, counted up atomically: every fault made takes one
+    /// (its temporary ID is replaced at once), so a lock here was two calls per fault.
+    private static let creationCounter: UnsafeMutablePointer<UInt64> = {
+        let counter = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        counter.initialize(to: 0)
+        return counter
+    }()
 
     /// A new temporary ID for an object of `entity`.
     init(temporaryFor entity: NSEntityDescription) {
@@ -52,10 +58,7 @@ public final class NSManagedObjectID: NSObject {
         self.storeKey = nil
         self.storeIdentifier = nil
         self.storeHandle = nil
-        self.creationSequence = Self.creationCounterLock.withLock {
-            Self.creationCounter += 1
-            return Self.creationCounter
-        }
+        self.creationSequence = ocd_increment(Self.creationCounter)
     }
 
     /// The permanent ID of row `key` in `store`.

@@ -202,7 +202,8 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// the rows it alone holds (``sweep()``), so the rows of objects a program let go of do not
 /// stay for the store's life; Core Data's cache counts its contexts' references the same way.
 final class RowCache {
-    /// Guarded by `lock`, so not also checked for overlapping access at run time.
+    /// Not checked for overlapping access at run time: every access holds `lock` and calls
+    /// out to nothing but the rows' own deinit (which touches no cache).
     @exclusivity(unchecked) private var rows: [StoreKey: StoreRow] = [:]
     private let lock = NSLock()
     /// This cache's number, unique in the process and never 0: what a row's `currentIn`

@@ -142,21 +142,23 @@ enum RowCodec {
     /// attribute nor the external files (``AttributeStorage/readsPlain``): what a row's
     /// decoding calls without touching the attribute's description. `nil` for NULL.
     static func readPlain(_ statement: SQLiteStatement, column index: Int32, storage: AttributeStorage) -> Any? {
-        let type = statement.storageClass(index)
+        // The column's value read once (see SQLiteColumn), then its class and contents.
+        let column = statement.column(index)
+        let type = column.storageClass
         if type == .null { return nil }
         switch storage {
-        case .integer16: return Int16(truncatingIfNeeded: statement.int64(index))
-        case .integer32: return Int32(truncatingIfNeeded: statement.int64(index))
-        case .integer64: return statement.int64(index)
-        case .boolean: return statement.int64(index) != 0
-        case .double: return statement.double(index)
-        case .float: return Float(statement.double(index))
-        case .date: return Date(timeIntervalSinceReferenceDate: statement.double(index))
+        case .integer16: return Int16(truncatingIfNeeded: column.int64)
+        case .integer32: return Int32(truncatingIfNeeded: column.int64)
+        case .integer64: return column.int64
+        case .boolean: return column.int64 != 0
+        case .double: return column.double
+        case .float: return Float(column.double)
+        case .date: return Date(timeIntervalSinceReferenceDate: column.double)
         case .decimal: return readDecimal(statement, column: index, type: type)
-        case .string: return statement.string(index)
-        case .uri: return URL(string: statement.string(index))
+        case .string: return column.string
+        case .uri: return URL(string: column.string)
         case .uuid:
-            return statement.withBytes(index) { bytes -> UUID? in
+            return column.withBytes { bytes -> UUID? in
                 if bytes.count == 16 {
                     var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                     withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
@@ -167,7 +169,7 @@ enum RowCodec {
         case .binary, .externalBinary, .transformable:
             // The column's bytes as stored; `read` turns those of external data and of
             // transformables into their values, and callers go through it for them.
-            return statement.data(index)
+            return column.data
         }
     }
 

@@ -63,11 +63,17 @@ extension SQLiteStoreEngine {
 
     /// The row for one key (faulting one object): `… WHERE t0.Z_PK = ?`.
     private func fetchRowLocked(for key: StoreKey) throws -> StoreRow? {
-        guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
-        let plan = plans.select(root, includesSubentities: true, schema: schema)
+        let plan: SelectPlan
+        if let last = lastKeyPlan, last.entityNumber == key.entityNumber {
+            plan = last.plan
+        } else {
+            guard let mapped = schema.entity(number: key.entityNumber), let root = schema.entity(mapped.table.root) else { return nil }
+            plan = plans.select(root, includesSubentities: true, schema: schema)
+            lastKeyPlan = (key.entityNumber, plan)
+        }
         return try database.withStatement(plan.byKeySQL) { statement in
             statement.bindKey(key.primaryKey, at: 1)
-            return try readRows(statement, plan: plan).first
+            return try readFirstRow(statement, plan: plan)
         }
     }
 
@@ -153,11 +159,31 @@ extension SQLiteStoreEngine {
     /// the objects: they go into `tail` instead of being printed.
     func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
                   tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        try readEachRow(statement, plan: plan, logTotals: logTotals, entityName: entityName, tail: tail) { rows.append($0) }
+        return rows
+    }
+
+    /// The first row ``readRows(_:plan:logTotals:entityName:tail:)`` would return, read
+    /// and logged the same way, without an array for it: a look-up by key.
+    func readFirstRow(_ statement: SQLiteStatement, plan: SelectPlan) throws -> StoreRow? {
+        var first: StoreRow?
+        try readEachRow(statement, plan: plan) { row in
+            if first == nil { first = row }
+        }
+        return first
+    }
+
+    /// Steps `statement` to its end, handing each row to `body` in order, and logs the
+    /// fetch at the SQL debug level (see ``readRows(_:plan:logTotals:entityName:tail:)``).
+    private func readEachRow(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
+                             tail: UnsafeMutablePointer<FetchLogTail?>? = nil, _ body: (StoreRow) -> Void) throws {
         defer { statement.reset() }
         // The clock only runs for the log: unlogged, a look-up by ID reads no clock.
         let clock = database.debugLevel >= 1 ? SQLDebugClock() : nil
         var stepTime: TimeInterval = 0
-        var rows: [StoreRow] = []
+        var rowCount = 0
+        var firstEntity: NSEntityDescription?
         var current: StoreEntity?
         // The rows' read time, taken once at the first row rather than once per row.
         var firstReadAt: TimeInterval?
@@ -169,22 +195,24 @@ extension SQLiteStoreEngine {
             if current?.number != number { current = try storeEntity(number: number) }
             let readAt = firstReadAt ?? ProcessInfo.processInfo.systemUptime
             firstReadAt = readAt
-            rows.append(try decodeRow(statement, entity: current!, plan: plan, readAt: readAt))
+            let row = try decodeRow(statement, entity: current!, plan: plan, readAt: readAt)
+            if rowCount == 0 { firstEntity = row.entity }
+            rowCount += 1
+            body(row)
         }
         if let clock {
             SQLDebugLog.connectionFetchTime(stepTime)
-            let name = entityName ?? rows.first?.entity.name ?? current?.entity.name ?? ""
+            let name = entityName ?? firstEntity?.name ?? current?.entity.name ?? ""
             if database.debugLevel >= 3, let tail {
                 tail.pointee = FetchLogTail(statement: statement, entity: name, sql: statement.sql,
-                                            rows: rows.count, seconds: logTotals ? clock.elapsed : nil)
-                return rows
+                                            rows: rowCount, seconds: logTotals ? clock.elapsed : nil)
+                return
             }
             if database.debugLevel == 2 {
-                SQLDebugLog.fetchSummary(statement: statement, entity: name, sql: statement.sql, rows: rows.count)
+                SQLDebugLog.fetchSummary(statement: statement, entity: name, sql: statement.sql, rows: rowCount)
             }
-            if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rows.count) }
+            if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rowCount) }
         }
-        return rows
     }
 
     /// The row at the statement's cursor, for its concrete `entity`.

@@ -29,8 +29,15 @@ final class SQLiteStoreEngine {
     var pendingMetadata: [String: Any]?
     /// Metadata set on the store (``setMetadataAtNextSave(_:)``) that the next save writes.
     private var unsavedMetadata: [String: Any]?
-    /// SQL text and column plans, built once per entity.
-    var plans = StorePlans()
+    /// SQL text and column plans, built once per entity. Used under the engine's lock and
+    /// calling out to nothing, so not checked for overlapping access at run time (a check
+    /// per statement).
+    @exclusivity(unchecked) var plans = StorePlans()
+    /// The plan of the last key looked up and its entity number: look-ups one after
+    /// another are mostly of one entity, and finding the plan again took two table
+    /// look-ups (the entity's root, then its plan). Plans never change once built. Used
+    /// under the engine's lock, so not checked for overlapping access at run time.
+    @exclusivity(unchecked) var lastKeyPlan: (entityNumber: Int, plan: SelectPlan)?
     /// The triggers that compute derived attributes.
     let derivedAttributes: DerivedAttributeSQL
     /// The rows those triggers wrote since the last save looked (``DerivedValueReports``).

@@ -32,6 +32,35 @@ final class ChangeTrackingTests: CoreTestCase {
         XCTAssertEqual(try trailCount(in: openContainer()), 0)
     }
 
+    /// `delete(_:)` adds a saved object to the deleted list without asking the list first
+    /// (it cannot be there while not deleted): every way back from a deletion (insert,
+    /// undo, rollback) must take it out, or it would be listed twice.
+    func testDeletingAgainAfterEachWayBackListsTheObjectOnce() throws {
+        let context = try openContainer().viewContext
+        context.undoManager = UndoManager()
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+        trail.setValue("Tongariro", forKey: "name")
+        try context.save()
+        let ways: [(String, () -> Void)] = [
+            ("insert", { context.insert(trail) }),
+            ("undo", { context.processPendingChanges(); context.undoManager?.undo() }),
+            ("rollback", { context.rollback() }),
+        ]
+        for (name, wayBack) in ways {
+            context.delete(trail)
+            wayBack()
+            XCTAssertFalse(trail.isDeleted, name)
+            XCTAssertEqual(context.deleted.count, 0, name)
+            context.delete(trail)
+            XCTAssertEqual(context.deleted.objects.count, 1, name)
+            XCTAssertEqual(context.deleted.count, 1, name)
+            context.rollback()
+        }
+        context.delete(trail)
+        try context.save()
+        XCTAssertEqual(try trailCount(in: openContainer()), 0)
+    }
+
     func testDeletingAnUnsavedObjectLeavesNothingToSave() throws {
         let context = try openContainer().viewContext
         let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)

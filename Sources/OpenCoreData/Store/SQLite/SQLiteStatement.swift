@@ -26,13 +26,18 @@ final class SQLiteStatement {
     private unowned let database: SQLiteDatabase
     /// The debug level captured at ``reset()``; 0 keeps binding and stepping free of logging.
     private var logLevel = 0
-    /// Bound values waiting to be printed after the statement line. (Not checked for
-    /// overlapping access at run time: each run of the statement reads it, and one thread
-    /// at a time uses a statement.)
+    /// Bound values waiting to be printed after the statement line. Not checked for
+    /// overlapping access at run time (two checks per statement run, with nothing to log):
+    /// only this class's methods touch it, under its engine's lock.
     @exclusivity(unchecked) private var pendingBindLog: [(Int32, String)] = []
     private var hasLoggedExecution = false
     /// The first failed binding since the last run, `SQLITE_OK` when none.
     private var bindFailure = SQLITE_OK
+    /// Whether the statement was stepped or bound since SQLite last reset it and cleared
+    /// its bindings. When not, ``reset()`` and ``endUse()`` have nothing to ask of SQLite:
+    /// a look-up by ID hands a statement out (a reset), reads its row (a reset) and ends
+    /// its use (a reset), and only one of the three follows a run.
+    private var isDirty = false
     /// Whether a ``SQLiteDatabase/withStatement(_:_:)`` use is running: the cache neither
     /// evicts nor hands out a statement in use.
     var isInUse = false
@@ -64,8 +69,7 @@ final class SQLiteStatement {
     /// Readies the statement for a new use: clears the previous run and its bindings, and
     /// takes the database's debug level.
     func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        clearRunAndBindings()
         bindFailure = SQLITE_OK
         logLevel = database.debugLevel
         hasLoggedExecution = false
@@ -77,8 +81,16 @@ final class SQLiteStatement {
     func endUse() {
         isInUse = false
         guard !isFinalized else { return }
+        clearRunAndBindings()
+    }
+
+    /// Resets the statement in SQLite and clears its bindings, unless nothing ran or was
+    /// bound since the last time (both calls would then change nothing).
+    private func clearRunAndBindings() {
+        guard isDirty else { return }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        isDirty = false
     }
 
     /// Readies the statement for running again with new values for every parameter: the
@@ -168,6 +180,7 @@ final class SQLiteStatement {
     /// Remembers a failed binding (a value too big, a bad index): ``step()`` reports it
     /// rather than running with a missing value.
     private func check(_ code: Int32) {
+        isDirty = true
         if code != SQLITE_OK, bindFailure == SQLITE_OK { bindFailure = code }
     }
 
@@ -182,6 +195,7 @@ final class SQLiteStatement {
             bindFailure = SQLITE_OK
             throw SQLiteError.execute(sql: sql, code: code, message: "binding a value failed: " + String(cString: sqlite3_errstr(code)))
         }
+        isDirty = true
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -238,6 +252,10 @@ final class SQLiteStatement {
 
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// Column `index` of the current row, for reading its storage class and then its
+    /// value with one call into SQLite's locked API instead of two or three.
+    func column(_ index: Int32) -> SQLiteColumn { SQLiteColumn(statement: handle, index: index) }
+
     func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
     /// Column `index` as UTF-8 text.
@@ -257,6 +275,60 @@ final class SQLiteStatement {
     func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let bytes = sqlite3_column_blob(handle, index)
         let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
+    }
+}
+
+/// One column of a statement's current row, read through SQLite's value for it
+/// (`sqlite3_column_value`): the storage class and then the value cost one call that takes
+/// the connection's mutex, where `sqlite3_column_type` and `sqlite3_column_int64` (or
+/// `_text` and `_bytes`) take it two or three times. Decoding a row reads each column so.
+///
+/// SQLite calls such a value unprotected: its readers are safe while no other thread uses
+/// the connection, which the store's lock guarantees for every statement (see
+/// ``SQLiteStatement``). Valid until the statement steps, resets or is finalized; the
+/// readers convert as the `sqlite3_column_*` functions do (they share SQLite's code).
+struct SQLiteColumn {
+    private let value: OpaquePointer?
+
+    init(statement handle: OpaquePointer, index: Int32) {
+        value = sqlite3_column_value(handle, index)
+    }
+
+    /// The storage class of the value.
+    var storageClass: SQLiteStorageClass {
+        guard let value else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+
+    var int64: Int64 { value.map { sqlite3_value_int64($0) } ?? 0 }
+
+    var double: Double { value.map { sqlite3_value_double($0) } ?? 0 }
+
+    /// The value as UTF-8 text (ill-formed sequences repaired, as ``SQLiteStatement/string(_:)``).
+    var string: String {
+        guard let value, let text = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The value as bytes.
+    var data: Data {
+        guard let value, let bytes = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
+    }
+
+    /// Calls `body` with the value's bytes without copying them; valid only inside.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let value else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let bytes = sqlite3_value_blob(value)
+        let count = Int(sqlite3_value_bytes(value))
         return try body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
     }
 }

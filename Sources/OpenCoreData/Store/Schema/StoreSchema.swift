@@ -119,6 +119,8 @@ final class StoreTable {
 }
 
 /// Where an entity's values live in its table.
+/// Its tables of columns are set while the schema is built and only read after (each
+/// row decoded reads them), so they are not checked for overlapping access at run time.
 final class StoreEntity {
     let entity: NSEntityDescription
     let number: Int
@@ -129,17 +131,17 @@ final class StoreEntity {
     fileprivate(set) var subtree: ClosedRange<Int>
     /// Each stored attribute (inherited ones included) with its column index and its slot
     /// in a row's ``PropertyValues``.
-    fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
+    @exclusivity(unchecked) fileprivate(set) var attributes: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
     /// `attributes` in the order of their slots: the order a row is decoded in, so that
     /// each value is moved into a slot not yet written (``SlotWriter``).
-    fileprivate(set) var attributesInSlotOrder: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
+    @exclusivity(unchecked) fileprivate(set) var attributesInSlotOrder: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)] = []
     /// Each to-one relationship with its key column, its entity column (when the
     /// destination has sub-entities) and the destination's own number.
-    fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
+    @exclusivity(unchecked) fileprivate(set) var toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)] = []
     /// Each element of a composite attribute (inherited ones included): its column, and the
     /// composite's slot, whose value is the dictionary of the elements' values.
     /// `path` leads from the composite's dictionary to the element's value.
-    fileprivate(set) var compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, path: [String], storage: AttributeStorage, slot: Int)] = []
+    @exclusivity(unchecked) fileprivate(set) var compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, path: [String], storage: AttributeStorage, slot: Int)] = []
     /// Whether some attribute may keep its data in a file.
     var hasExternalData: Bool { attributes.contains { $0.storage == .externalBinary } }
 
