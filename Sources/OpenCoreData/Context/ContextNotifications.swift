@@ -106,9 +106,16 @@ extension NSManagedObjectContext {
             NSDeletedObjectsKey: reported.set(of: deleted, as: NSDeletedObjectsKey),
         ])
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
-            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
-            NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+            NSInsertedObjectIDsKey: Self.objectIDs(of: inserted), NSUpdatedObjectIDsKey: Self.objectIDs(of: updated),
+            NSDeletedObjectIDsKey: Self.objectIDs(of: deleted),
         ])
+    }
+
+    /// The IDs of `objects`, hashed straight into a set of their size (no array of IDs first).
+    private static func objectIDs(of objects: [NSManagedObject]) -> Set<NSManagedObjectID> {
+        var ids = Set<NSManagedObjectID>(minimumCapacity: objects.count)
+        for object in objects { ids.insert(object.objectID) }
+        return ids
     }
 }
 

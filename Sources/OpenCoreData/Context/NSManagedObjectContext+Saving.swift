@@ -219,8 +219,7 @@ extension NSManagedObjectContext {
         reserveRegistryCapacity(insertedNow.count)
         // Every written object with a temporary ID is in the context's table of temporary
         // objects: when the counts agree, that table holds nothing else and empties at once.
-        let temporaryCount = plan.writtenRows.reduce(0) { sum, group in sum + group.rows.reduce(0) { $0 + ($1.0.objectID.isTemporaryID ? 1 : 0) } }
-        let temporaryEntriesGone = forgetTemporaryObjects(ifExactly: temporaryCount)
+        let temporaryEntriesGone = forgetTemporaryObjects(ifExactlyThoseOf: plan.writtenRows)
         for (store, rows) in plan.writtenRows {
             var newIDs: [(object: NSManagedObject, id: NSManagedObjectID)] = []
             newIDs.reserveCapacity(rows.count)

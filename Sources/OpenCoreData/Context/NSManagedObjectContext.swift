@@ -84,7 +84,7 @@ open class NSManagedObjectContext {
     private let permanentObjects = ObjectRegistry()
     /// Inserted objects with a temporary ID, by that ID (not checked for overlapping
     /// access at run time, as ``inserted``).
-    @exclusivity(unchecked) private var temporaryObjects: [ObjectIdentifier: NSManagedObject] = [:]
+    @exclusivity(unchecked) private var temporaryObjects = TemporaryObjectTable()
     /// Changed objects, strongly held until saved or rolled back, in the order they changed.
     /// Not checked for overlapping access at run time (each object changed or inserted
     /// appends to one); only the context's queue touches them.
@@ -288,7 +288,7 @@ open class NSManagedObjectContext {
     public var deletedObjects: Set<NSManagedObject> { Set(deleted.objects) }
     /// Every object the context currently knows.
     public var registeredObjects: Set<NSManagedObject> {
-        Set(permanentObjects.objects).union(temporaryObjects.values)
+        Set(permanentObjects.objects).union(temporaryObjects.objects)
     }
 
     /// Adds `object` to the context; it is written at the next save.
@@ -312,7 +312,7 @@ open class NSManagedObjectContext {
         object.managedObjectContext = self
         object.state.checksQueue = checksQueue
         object.state.isInserted = true
-        temporaryObjects[ObjectIdentifier(object.objectID)] = object
+        temporaryObjects.addNew(object, for: object.objectID)
         // The object was in no context, so it is in none of this one's lists (an object
         // leaves a context, forget(_:) or a reset, only once out of them): appended
         // without a membership check.
@@ -566,13 +566,20 @@ open class NSManagedObjectContext {
         permanentObjects.insert(entries)
     }
 
-    /// Empties the table of temporary objects when it holds exactly `count` objects, the
-    /// number a save is about to give permanent IDs (all of them, then): one step instead
-    /// of one removal per object. Returns whether it did.
-    func forgetTemporaryObjects(ifExactly count: Int) -> Bool {
-        guard count > 0, temporaryObjects.count == count else { return false }
-        temporaryObjects.removeAll()
-        return true
+    /// Empties the table of temporary objects when it holds exactly the objects with a
+    /// temporary ID among the written rows' objects, which a save is about to give
+    /// permanent IDs (all of them, then): one step instead of one removal per object.
+    /// Returns whether it did.
+    func forgetTemporaryObjects(ifExactlyThoseOf written: [(store: NSPersistentStore, rows: [(NSManagedObject, StoreRow)])]) -> Bool {
+        var count = 0
+        var listedInOrder = true
+        for (_, rows) in written {
+            for (object, _) in rows where object.objectID.isTemporaryID {
+                if listedInOrder { listedInOrder = temporaryObjects.lists(object, at: count) }
+                count += 1
+            }
+        }
+        return temporaryObjects.removeAll(ifExactly: count, listedInOrder: listedInOrder)
     }
 
     /// Registers a fault for an object an ancestor context knows by its temporary ID.

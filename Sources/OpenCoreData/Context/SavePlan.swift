@@ -28,13 +28,45 @@ final class SavePlan {
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
         self.context = context
         self.coordinator = coordinator
+        // A value changed through `inout`, not variables captured by a local function:
+        // those were checked for overlapping access at run time, several calls per object.
+        var grouping = StoreGrouping(coordinator: coordinator)
+        // Walked in place (copies of the lists, which nothing changes meanwhile), not as arrays.
+        let inserted = context.inserted, updated = context.updated, deleted = context.deleted
+        try inserted.forEach { try grouping.add($0, .inserted) }
+        var updatedObjects: [NSManagedObject] = []
+        try updated.forEach { object in
+            guard SavePlan.hasPersistentChanges(object) else { return }
+            try grouping.add(object, .updated)
+            updatedObjects.append(object)
+        }
+        self.updatedObjects = updatedObjects
+        try deleted.forEach { object in
+            if !object.state.isInaccessible { try grouping.add(object, .deleted) }
+        }
+        for (store, list) in zip(grouping.order, grouping.lists) { work[ObjectIdentifier(store)] = list }
+        stores = grouping.order
+        for store in stores where store.isReadOnly {
+            throw coreDataError(NSPersistentStoreSaveError, userInfo: [
+                NSLocalizedDescriptionKey: "The store \(store.url?.lastPathComponent ?? "(memory)") is read-only; it cannot be saved to.",
+                NSAffectedStoresErrorKey: [store],
+            ])
+        }
+    }
+
+    /// The objects of a save by store, stores in first-use order.
+    private struct StoreGrouping {
+        enum Change { case inserted, updated, deleted }
+        let coordinator: NSPersistentStoreCoordinator
         var order: [NSPersistentStore] = []
         var lists: [StoreWork] = []  // by position in `order`
         var positions: [ObjectIdentifier: Int] = [:]
         // A save holds long runs of one entity: its store is looked up once per run.
         var last: (entity: NSEntityDescription, store: NSPersistentStore)?
-        enum Change { case inserted, updated, deleted }
-        func add(_ object: NSManagedObject, _ change: Change) throws {
+
+        init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
+
+        mutating func add(_ object: NSManagedObject, _ change: Change) throws {
             let store: NSPersistentStore
             if let known = object.objectID.persistentStore {
                 store = known
@@ -67,25 +99,6 @@ final class SavePlan {
             case .deleted: lists[position].deleted.append(object)
             }
         }
-        // Walked in place (copies of the lists, which nothing changes meanwhile), not as arrays.
-        let inserted = context.inserted, updated = context.updated, deleted = context.deleted
-        try inserted.forEach { try add($0, .inserted) }
-        try updated.forEach { object in
-            guard SavePlan.hasPersistentChanges(object) else { return }
-            try add(object, .updated)
-            updatedObjects.append(object)
-        }
-        try deleted.forEach { object in
-            if !object.state.isInaccessible { try add(object, .deleted) }
-        }
-        for (store, list) in zip(order, lists) { work[ObjectIdentifier(store)] = list }
-        stores = order
-        for store in stores where store.isReadOnly {
-            throw coreDataError(NSPersistentStoreSaveError, userInfo: [
-                NSLocalizedDescriptionKey: "The store \(store.url?.lastPathComponent ?? "(memory)") is read-only; it cannot be saved to.",
-                NSAffectedStoresErrorKey: [store],
-            ])
-        }
     }
 
     /// Writes every store's rows, each store in one transaction, then updates the row caches.
@@ -95,7 +108,7 @@ final class SavePlan {
             let saved = try coordinator.save(self, to: store)
             let rows = saved.rows, derivedKeys = saved.derivedKeys
             try store.writeAtomicFile()
-            store.rowCache.store(rows.map(\.1))
+            store.rowCache.store(writtenRows: rows)
             if !derivedKeys.isEmpty {
                 // The cached rows lack the values the triggers wrote. The save has committed:
                 // if reading them again fails, the rows stay uncached and are read when next needed.

@@ -39,7 +39,8 @@ extension NSManagedObject {
         // that tell the kind of property and convert the value, each a dynamic cast.
         if type(of: property) == NSAttributeDescription.self, let given = value,
             AttributeValues.isStoredAsGiven(given, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType) {
-            storeAttributeValue(given, slot: slot, forKey: key)
+            // Moved into the slot: the unwrapped copy is the one stored, not copied again.
+            storeAttributeValue(consume given, slot: slot, forKey: key)
             return
         }
         if let relationship = property as? NSRelationshipDescription {
@@ -57,11 +58,11 @@ extension NSManagedObject {
     /// notifications: what storePrimitiveValue does for an attribute, `stored` being
     /// already unwrapped, converted and free of NSNull.
     @inline(__always)
-    private func storeAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
+    private func storeAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
         willChangeValue(forKey: key)
         fulfillFaultIfNeeded()
         willMutate(slot: slot)
-        state.values[slot] = stored
+        state.values[slot] = consume stored
         noteChange(slot: slot)
         didChangeValue(forKey: key)
     }

@@ -44,7 +44,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// CPU time of inserting 100,000 objects. Only the owning context's queue touches it.
     @exclusivity(unchecked) var state: ManagedObjectState
     /// The context registry entry that names this object, removed as the object is freed.
-    var registration: Registration?
+    /// (Not checked for overlapping access at run time, as `objectID`.)
+    @exclusivity(unchecked) var registration: Registration?
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there.
     ///

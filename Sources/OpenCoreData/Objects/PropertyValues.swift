@@ -72,9 +72,12 @@ struct PropertyValues {
                     PropertySlots.make(copying: UnsafeBufferPointer(start: slots, count: count.pointee))
                 }
             }
+            // The new value moved in and the old one out (freed here): assigning `newValue`
+            // inside the closure, which captures it, copied it and then freed the original.
+            var value = consume newValue
             storage!.withUnsafeMutablePointers { count, slots in
                 precondition(slot >= 0 && slot < count.pointee, "slot \(slot) out of range")
-                slots[slot] = newValue
+                swap(&slots[slot], &value)
             }
         }
     }

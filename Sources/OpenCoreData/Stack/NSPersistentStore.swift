@@ -261,12 +261,27 @@ final class RowCache {
     /// Caches `newRows`; returns the cached row of each, in order (see ``store(_:)-row``).
     @discardableResult
     func store(_ newRows: [StoreRow]) -> [StoreRow] {
+        var cached: [StoreRow] = []
+        cached.reserveCapacity(newRows.count)
+        store(newRows) { cached.append($0) }
+        return cached
+    }
+
+    /// Caches the rows of a save's written objects, as `store(_:)` caches an array of rows,
+    /// for a caller that needs neither the cached rows back nor an array of the new ones
+    /// (each a retain and a release per row).
+    func store(writtenRows written: [(NSManagedObject, StoreRow)]) {
+        store(written.lazy.map { $0.1 }) { _ in }
+    }
+
+    /// Caches `newRows`, handing `body` the cached row of each, in order.
+    private func store<Rows: Collection>(_ newRows: Rows, _ body: (StoreRow) -> Void) where Rows.Element == StoreRow {
         lock.lock(); defer { lock.unlock() }
         // Grown once for a large fetch, not by doubling (each growth rehashes every row).
         // The new rows may already be cached (a refetch, a save), so not by their sum.
         rows.reserveCapacity(Swift.max(rows.count, newRows.count))
         let wasEmpty = rows.isEmpty
-        let cached = newRows.map(insert)
+        for row in newRows { body(insert(row)) }
         if wasEmpty {
             // Every cached row is one of `newRows`, which the caller holds: a sweep would
             // drop none, so only its next threshold is set (the scan of 100,000 rows just
@@ -275,7 +290,6 @@ final class RowCache {
         } else {
             sweepIfGrown()
         }
-        return cached
     }
 
     private func insert(_ row: StoreRow) -> StoreRow {

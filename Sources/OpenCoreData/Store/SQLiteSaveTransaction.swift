@@ -50,7 +50,8 @@ final class SQLiteSaveTransaction {
     /// The writer of each entity used so far in this save, and the last one used: a save
     /// writes many rows of one entity in a row.
     private var writers: [Int: EntityWriter] = [:]
-    private var lastWriter: EntityWriter?
+    /// (Not checked for overlapping access at run time: read for every row written.)
+    @exclusivity(unchecked) private var lastWriter: EntityWriter?
     private let externalStorage: ExternalBinaryStorage
 
     /// Ends the save's use of its statements (reset, values let go); the transaction can

@@ -1,0 +1,85 @@
+import XCTest
+@testable import OpenCoreData
+
+/// The context's table of objects with a temporary ID: entries listed without hashing
+/// read the same as hashed ones, and a save empties it at once only when it holds exactly
+/// the objects the save gives permanent IDs.
+final class TemporaryObjectTableTests: CoreTestCase {
+    private let entity: NSEntityDescription = {
+        let entity = NSEntityDescription()
+        entity.name = "Item"
+        return entity
+    }()
+
+    private func objects(_ count: Int) -> [NSManagedObject] {
+        (0..<count).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
+    }
+
+    private func key(_ object: NSManagedObject) -> ObjectIdentifier { ObjectIdentifier(object.objectID) }
+
+    func testListedEntriesAreFoundCountedAndRemovedLikeHashedOnes() {
+        let items = objects(4)
+        var table = TemporaryObjectTable()
+        for item in items.prefix(3) { table.addNew(item, for: item.objectID) }
+        XCTAssertTrue(table.lists(items[2], at: 2), "listed in order, nothing hashed yet")
+        XCTAssertTrue(table[key(items[1])] === items[1])
+        XCTAssertFalse(table.lists(items[1], at: 1), "a read hashes the listed entries")
+        table.addNew(items[3], for: items[3].objectID)
+        XCTAssertTrue(table[key(items[3])] === items[3], "added to the hashed table at once")
+        XCTAssertEqual(table.count, 4)
+        table[key(items[0])] = nil
+        XCTAssertNil(table[key(items[0])])
+        XCTAssertEqual(Set(table.objects.map(ObjectIdentifier.init)), Set(items.dropFirst().map(ObjectIdentifier.init)))
+    }
+
+    func testEmptiedAtOnceOnlyWhenItHoldsExactlyTheSavedObjects() {
+        let items = objects(3)
+        var table = TemporaryObjectTable()
+        for item in items { table.addNew(item, for: item.objectID) }
+        // Not the listed objects in order: nothing is removed by the listing, and hashed,
+        // the table holds more entries than the two saved.
+        XCTAssertFalse(table.removeAll(ifExactly: 2, listedInOrder: table.lists(items[1], at: 0)))
+        XCTAssertEqual(table.count, 3)
+        XCTAssertTrue(table[key(items[2])] === items[2])
+        // Hashed, with as many entries as saved objects: emptied.
+        XCTAssertTrue(table.removeAll(ifExactly: 3, listedInOrder: false))
+        XCTAssertEqual(table.count, 0)
+        XCTAssertNil(table[key(items[0])])
+
+        var listed = TemporaryObjectTable()
+        for item in items { listed.addNew(item, for: item.objectID) }
+        let inOrder = items.indices.allSatisfy { listed.lists(items[$0], at: $0) }
+        XCTAssertTrue(inOrder)
+        XCTAssertTrue(listed.removeAll(ifExactly: 3, listedInOrder: inOrder))
+        XCTAssertEqual(listed.count, 0)
+        XCTAssertNil(listed[key(items[1])])
+        XCTAssertFalse(listed.removeAll(ifExactly: 0, listedInOrder: true), "nothing saved, nothing emptied")
+    }
+
+    /// Through a context: objects found by their temporary IDs before and after others
+    /// were inserted, one deleted before the save, and none of the temporary IDs known
+    /// after it, while the permanent ones are.
+    func testAContextFindsItsNewObjectsByTemporaryIDUntilTheyAreSaved() throws {
+        let container = try openContainer()
+        let context = container.viewContext
+        let trails = (0..<4).map { index -> NSManagedObject in
+            let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+            trail.setValue("Trail \(index)", forKey: "name")
+            return trail
+        }
+        let temporaryIDs = trails.map(\.objectID)
+        XCTAssertTrue(context.registeredObject(for: temporaryIDs[3]) === trails[3])
+        let late = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+        late.setValue("Late", forKey: "name")
+        XCTAssertTrue(context.registeredObject(for: late.objectID) === late)
+        context.delete(trails[1])
+        XCTAssertNil(context.registeredObject(for: temporaryIDs[1]), "an unsaved object deleted leaves the context")
+        XCTAssertEqual(context.registeredObjects.count, 4)
+        try context.save()
+        for id in temporaryIDs { XCTAssertNil(context.registeredObject(for: id)) }
+        for trail in [trails[0], trails[2], trails[3], late] {
+            XCTAssertFalse(trail.objectID.isTemporaryID)
+            XCTAssertTrue(context.registeredObject(for: trail.objectID) === trail)
+        }
+    }
+}
