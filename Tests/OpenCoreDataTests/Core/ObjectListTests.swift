@@ -4,18 +4,8 @@ import XCTest
 /// The context's lists of objects: order, membership and removal, whether an object came
 /// in through `append` (which checks membership) or `appendNew` (which defers it).
 final class ObjectListTests: XCTestCase {
-    private let entity: NSEntityDescription = {
-        let entity = NSEntityDescription()
-        entity.name = "Item"
-        return entity
-    }()
-
-    private func objects(_ count: Int) -> [NSManagedObject] {
-        (0..<count).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
-    }
-
     func testAppendNewKeepsOrderAndCountWithoutAskingMembership() {
-        let items = objects(5)
+        let items = detachedObjects(5)
         var list = ObjectList()
         for item in items { list.appendNew(item) }
         XCTAssertEqual(list.count, 5)
@@ -27,7 +17,7 @@ final class ObjectListTests: XCTestCase {
     }
 
     func testObjectsAddedEitherWayAreMembersAndCanBeRemoved() {
-        let items = objects(6)
+        let items = detachedObjects(6)
         var list = ObjectList()
         list.appendNew(items[0])
         list.append(items[1])
@@ -48,7 +38,7 @@ final class ObjectListTests: XCTestCase {
     }
 
     func testAnObjectAppendedNewTwiceKeepsItsFirstPlace() {
-        let items = objects(2)
+        let items = detachedObjects(2)
         var list = ObjectList()
         list.appendNew(items[0])
         list.appendNew(items[1])
@@ -59,7 +49,7 @@ final class ObjectListTests: XCTestCase {
     }
 
     func testPopFirstTakesObjectsInOrderWhicheverWayTheyCame() {
-        let items = objects(4)
+        let items = detachedObjects(4)
         var list = ObjectList()
         list.append(items[0])
         list.appendNew(items[1])
@@ -80,7 +70,7 @@ final class ObjectListTests: XCTestCase {
     }
 
     func testRemovingMostObjectsCompactsWithoutLosingAny() {
-        let items = objects(100)
+        let items = detachedObjects(100)
         var list = ObjectList()
         for item in items { list.appendNew(item) }
         for item in items.prefix(80) { XCTAssertTrue(list.remove(item)) }

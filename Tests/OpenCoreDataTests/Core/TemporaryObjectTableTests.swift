@@ -5,20 +5,10 @@ import XCTest
 /// read the same as hashed ones, and a save empties it at once only when it holds exactly
 /// the objects the save gives permanent IDs.
 final class TemporaryObjectTableTests: CoreTestCase {
-    private let entity: NSEntityDescription = {
-        let entity = NSEntityDescription()
-        entity.name = "Item"
-        return entity
-    }()
-
-    private func objects(_ count: Int) -> [NSManagedObject] {
-        (0..<count).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
-    }
-
     private func key(_ object: NSManagedObject) -> ObjectIdentifier { ObjectIdentifier(object.objectID) }
 
     func testListedEntriesAreFoundCountedAndRemovedLikeHashedOnes() {
-        let items = objects(4)
+        let items = detachedObjects(4)
         var table = TemporaryObjectTable()
         for item in items.prefix(3) { table.addNew(item, for: item.objectID) }
         XCTAssertTrue(table.lists(items[2], at: 2), "listed in order, nothing hashed yet")
@@ -33,7 +23,7 @@ final class TemporaryObjectTableTests: CoreTestCase {
     }
 
     func testEmptiedAtOnceOnlyWhenItHoldsExactlyTheSavedObjects() {
-        let items = objects(3)
+        let items = detachedObjects(3)
         var table = TemporaryObjectTable()
         for item in items { table.addNew(item, for: item.objectID) }
         // Not the listed objects in order: nothing is removed by the listing, and hashed,
