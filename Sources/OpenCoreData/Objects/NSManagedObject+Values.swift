@@ -54,6 +54,27 @@ extension NSManagedObject {
         storeAttributeValue(AttributeValues.stored(value, for: attribute, object: self), slot: slot, forKey: key)
     }
 
+    /// Sets the attribute in `slot` (named `key`) to `stored`, a value already of the
+    /// attribute's stored Swift type (or nil): the steps ``kvcSetValue(_:forKey:)`` takes
+    /// for it, without looking the key up, checking the value's type or converting it.
+    /// For callers that copy a stored value from another object of the entity (a merge
+    /// policy) onto an object whose class has no accessors of its own.
+    func setStoredAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
+        if state.checksQueue { managedObjectContext?.checkQueue() }
+        storeAttributeValue(stored, slot: slot, forKey: key)
+    }
+
+    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores `value` in `slot` as
+    /// ``kvcSetValue(_:forKey:)`` would: the slot holds a plain attribute (not a
+    /// composite, derived or other subclass) and `value` is nil or of the Swift type it
+    /// stores, which key-value coding's conversions hand back unchanged.
+    func storesAsGiven(_ value: Any?, slot: Int) -> Bool {
+        let property = state.values.table.all[slot]
+        guard type(of: property) == NSAttributeDescription.self else { return false }
+        guard let value else { return true }
+        return AttributeValues.isStoredAsGiven(value, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+    }
+
     /// Stores an attribute's value set through key-value coding, between the change
     /// notifications: what storePrimitiveValue does for an attribute, `stored` being
     /// already unwrapped, converted and free of NSNull.
