@@ -23,8 +23,8 @@ enum RowCodec {
         }
     }
 
-    /// Binds the value in `slot` for `attribute` at `index`, as ``bind(_:storage:attribute:to:at:external:)-opt``
-    /// binds it; a value of the attribute type's own Swift type is read where it lies
+    /// Binds the value in `slot` (NULL for nil) for `attribute` at `index`, as
+    /// ``bind(_:storage:attribute:to:at:external:)-opt`` binds it; a value of the attribute type's own Swift type is read where it lies
     /// (``ExactValueReader``), which is what nearly every value of a save is.
     static func bind(
         valueIn slot: UnsafePointer<Any?>, storage: AttributeStorage, attribute: NSAttributeDescription,

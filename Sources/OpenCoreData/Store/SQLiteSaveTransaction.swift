@@ -387,7 +387,8 @@ final class SQLiteSaveTransaction {
                     let slot = slots[position].slot
                     if storage == .externalBinary {
                         try bindExternal(slot < values.count ? values[slot] : nil, slot: slots[position], to: statement, at: index, reusing: reusing)
-                    } else if slot < values.count, values[slot] != nil {
+                    } else if slot < values.count {
+                        // Not tested for nil first: that test copies the value out too.
                         try RowCodec.bind(valueIn: values.baseAddress! + slot, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
                     } else {
                         statement.bindNull(at: index)
