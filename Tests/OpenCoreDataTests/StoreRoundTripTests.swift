@@ -95,6 +95,22 @@ final class StoreRoundTripTests: StoreTestCase {
         }
     }
 
+    /// Values of another Swift type than the attribute's own (which a save reads without a
+    /// cast, ``ExactValueReader``) are bound through the general conversions.
+    func testValuesOfOtherNumericTypesAreConverted() throws {
+        let read = try roundTrip([
+            "i16": 12 as Int, "i32": NSNumber(value: -7), "i64": Int32(40), "flag": NSNumber(value: 1),
+            "double": Float(0.5), "float": 2.25 as Double, "date": 86_400.0,
+        ])
+        XCTAssertEqual(read["i16"] as? Int16, 12)
+        XCTAssertEqual(read["i32"] as? Int32, -7)
+        XCTAssertEqual(read["i64"] as? Int64, 40)
+        XCTAssertEqual(read["flag"] as? Bool, true)
+        XCTAssertEqual(read["double"] as? Double, 0.5)
+        XCTAssertEqual(read["float"] as? Float, 2.25)
+        XCTAssertEqual(read["date"] as? Date, Date(timeIntervalSinceReferenceDate: 86_400))
+    }
+
     func testDatesAndEmptyValues() throws {
         let past = Date(timeIntervalSince1970: -1_234_567.891)
         let read = try roundTrip(["date": past, "string": "", "data": Data()])

@@ -303,6 +303,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     }
 
     open override var debugDescription: String { description }
+
+    // MARK: Identity
+
+    /// The object's address, as Apple's `NSObject` hashes an object that is equal only to
+    /// itself (and Core Data asks subclasses not to override `hash` or `isEqual(_:)`).
+    /// Foundation's `hash` on Linux hashes the identifier first, and every set or
+    /// dictionary of objects (a save's notifications build one of 100,000 objects) then
+    /// hashes that hash again.
+    open override var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
 }
 
 /// The mutable state of a managed object.

@@ -96,11 +96,13 @@ public final class NSManagedObjectID: NSObject {
     }
 
     public override var hash: Int {
-        guard let key = storeKey else { return ObjectIdentifier(self).hashValue }
+        guard let key = storeKey else { return Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
         // The row key alone: equal IDs share it, and IDs of two stores rarely do, so
         // hashing the store's identifier string as well (for every ID put in a set, such
         // as a save notification's) would cost more than the rare collision it avoids.
-        return key.hashValue
+        // Not hashed here: the set or dictionary the ID goes into hashes this value again
+        // with its seeded hasher, so the entity number and primary key are only packed.
+        return Int(bitPattern: UInt(truncatingIfNeeded: key.entityNumber) &<< 48 ^ UInt(bitPattern: Int(truncatingIfNeeded: key.primaryKey)))
     }
 
     /// `0x… <x-coredata://…/Trail/p1>`, as Core Data prints an ID.

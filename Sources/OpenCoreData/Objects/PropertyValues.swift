@@ -93,6 +93,16 @@ struct PropertyValues {
         }
     }
 
+    /// Calls `body` with the slots where they lie (empty when no property has a value),
+    /// for a reader of many values that must not copy each one out first
+    /// (``ExactValueReader``).
+    func withUnsafeSlots<Result>(_ body: (UnsafeBufferPointer<Any?>) throws -> Result) rethrows -> Result {
+        guard let storage else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try storage.withUnsafeMutablePointers { count, slots in
+            try body(UnsafeBufferPointer(start: slots, count: count.pointee))
+        }
+    }
+
     /// Whether no property has a value.
     var isEmpty: Bool {
         guard let storage else { return true }

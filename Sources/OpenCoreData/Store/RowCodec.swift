@@ -23,6 +23,38 @@ enum RowCodec {
         }
     }
 
+    /// Binds the value in `slot` (NULL for nil) for `attribute` at `index`, as
+    /// ``bind(_:storage:attribute:to:at:external:)-opt`` binds it; a value of the attribute type's own Swift type is read where it lies
+    /// (``ExactValueReader``), which is what nearly every value of a save is.
+    static func bind(
+        valueIn slot: UnsafePointer<Any?>, storage: AttributeStorage, attribute: NSAttributeDescription,
+        to statement: SQLiteStatement, at index: Int32, external: ExternalBinaryStorage
+    ) throws {
+        switch storage {
+        case .integer16:
+            if let number = ExactValueReader.read(slot, as: Int16.self) { return statement.bind(Int64(number), at: index) }
+        case .integer32:
+            if let number = ExactValueReader.read(slot, as: Int32.self) { return statement.bind(Int64(number), at: index) }
+        case .integer64:
+            if let number = ExactValueReader.read(slot, as: Int64.self) { return statement.bind(number, at: index) }
+        case .boolean:
+            if let flag = ExactValueReader.read(slot, as: Bool.self) { return statement.bind(Int64(flag ? 1 : 0), at: index) }
+        case .double:
+            if let number = ExactValueReader.read(slot, as: Double.self) { return statement.bind(number, at: index) }
+        case .float:
+            if let number = ExactValueReader.read(slot, as: Float.self) { return statement.bind(Double(number), at: index) }
+        case .date:
+            if let date = ExactValueReader.read(slot, as: Date.self) {
+                return statement.bindTimestamp(date.timeIntervalSinceReferenceDate, at: index)
+            }
+        case .string:
+            if let text = ExactValueReader.read(slot, as: String.self) { return statement.bind(text, at: index) }
+        default:
+            break
+        }
+        try bind(slot.pointee, storage: storage, attribute: attribute, to: statement, at: index, external: external)
+    }
+
     /// Binds `value` (`NSNull` as NULL) for `attribute` at `index`.
     static func bind(
         _ value: Any, storage: AttributeStorage, attribute: NSAttributeDescription,

@@ -376,31 +376,37 @@ final class SQLiteSaveTransaction {
         // The row's values read once: each read of the row's property is an access to a
         // class's stored property (checked at run time) and a copy (two retains).
         let values = row.attributes
-        // By position, reading each field in place: a copy of the whole slot per column
-        // (its name, column and attribute retained and released) cost more than the binding.
-        for position in slots.indices {
-            switch slots[position].kind {
-            case .attribute(let storage):
-                if storage == .externalBinary {
-                    try bindExternal(values[slots[position].slot], slot: slots[position], to: statement, at: index, reusing: reusing)
-                } else if let value = values[slots[position].slot] {
-                    try RowCodec.bind(value, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
-                } else {
-                    statement.bindNull(at: index)
+        // Each value read where it lies, not copied out of its slot first (a copy of an
+        // `Any` is a call through its type's metadata, per column of every row).
+        try values.withUnsafeSlots { values in
+            // By position, reading each field in place: a copy of the whole slot per column
+            // (its name, column and attribute retained and released) cost more than the binding.
+            for position in slots.indices {
+                switch slots[position].kind {
+                case .attribute(let storage):
+                    let slot = slots[position].slot
+                    if storage == .externalBinary {
+                        try bindExternal(slot < values.count ? values[slot] : nil, slot: slots[position], to: statement, at: index, reusing: reusing)
+                    } else if slot < values.count {
+                        // Not tested for nil first: that test copies the value out too.
+                        try RowCodec.bind(valueIn: values.baseAddress! + slot, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
+                    } else {
+                        statement.bindNull(at: index)
+                    }
+                case .compositeElement(let storage):
+                    let slot = slots[position]
+                    if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: slot.slot < values.count ? values[slot.slot] : nil) {
+                        try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
+                    } else {
+                        statement.bindNull(at: index)
+                    }
+                case .foreignKey:
+                    if let key = row.toOne[slots[position].name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
+                case .foreignEntity:
+                    if let key = row.toOne[slots[position].name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
                 }
-            case .compositeElement(let storage):
-                let slot = slots[position]
-                if let value = NSCompositeAttributeDescription.value(at: slot.name.split(separator: ".").map(String.init)[...], in: values[slot.slot]) {
-                    try RowCodec.bind(value, storage: storage, attribute: slot.attribute!, to: statement, at: index, external: externalStorage)
-                } else {
-                    statement.bindNull(at: index)
-                }
-            case .foreignKey:
-                if let key = row.toOne[slots[position].name] { statement.bindKey(key.primaryKey, at: index) } else { statement.bindNull(at: index) }
-            case .foreignEntity:
-                if let key = row.toOne[slots[position].name] { statement.bindKey(Int64(key.entityNumber), at: index) } else { statement.bindNull(at: index) }
+                index += 1
             }
-            index += 1
         }
         return index
     }
