@@ -373,6 +373,9 @@ func hashableValue(_ value: Any?) -> AnyHashable? {
 
 /// Whether two stored values are the same, for change detection.
 func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
+    // Two values of one of the commonest stored types, read where they lie (no copy of
+    // either existential, no runtime cast) and compared as themselves.
+    if let same = withUnsafePointer(to: a, { a in withUnsafePointer(to: b) { b in exactValuesEqual(a, b) } }) { return same }
     // Unwrapped one at a time rather than matched as a pair: each value is copied once.
     guard let x = a else { return b == nil }
     guard let y = b else { return false }
@@ -391,6 +394,28 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     case ObjectIdentifier(Date.self): return (x as! Date) == (y as! Date)
     default: return hashableEquals(x, y)
     }
+}
+
+/// Whether the values in two slots are equal, when both hold a value of exactly the same
+/// one of the types ``valueEquals(_:_:)`` compares as themselves, read by
+/// ``ExactValueReader``; nil otherwise (another type, a nil, values of two types, or a
+/// layout the reader does not trust), for the general comparison to answer.
+@inline(__always)
+private func exactValuesEqual(_ a: UnsafePointer<Any?>, _ b: UnsafePointer<Any?>) -> Bool? {
+    @inline(__always)
+    func compare<T: InlineExistentialValue & Equatable>(_ type: T.Type) -> Bool?? {
+        guard let x = ExactValueReader.read(a, as: type) else { return .none }
+        guard let y = ExactValueReader.read(b, as: type) else { return .some(nil) }
+        return .some(x == y)
+    }
+    if let answer = compare(String.self) { return answer }
+    if let answer = compare(Double.self) { return answer }
+    if let answer = compare(Int64.self) { return answer }
+    if let answer = compare(Int32.self) { return answer }
+    if let answer = compare(Int16.self) { return answer }
+    if let answer = compare(Bool.self) { return answer }
+    if let answer = compare(Date.self) { return answer }
+    return nil
 }
 
 /// Whether two values are equal as `AnyHashable`s, or identical objects when they are not hashable.
