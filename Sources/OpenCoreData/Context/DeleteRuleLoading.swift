@@ -97,7 +97,7 @@ extension NSManagedObjectContext {
         else { return }
         var byOwner: [Int64: [NSManagedObject]] = [:]
         if !fetched.isEmpty {
-            reserveRegistryCapacity(additional: fetched.count)
+            reserveRegistryCapacity(additional: fetched.count, in: store)
             for row in store.rowCache.store(fetched) {
                 guard let owner = row.toOne[inverse]?.primaryKey else { continue }
                 let member = object(for: row.key, in: store)

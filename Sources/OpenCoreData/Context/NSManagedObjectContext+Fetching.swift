@@ -287,7 +287,7 @@ extension NSManagedObjectContext {
         if wantsRows {
             var tail: FetchLogTail?
             let rows = route.store.rowCache.store(try engine.fetchRows(route.query, includesSubentities: route.includesSubentities, tail: &tail))
-            reserveRegistryCapacity(rows.count)
+            reserveRegistryCapacity(rows.count, in: route.store)
             let refreshes = request.shouldRefreshRefetchedObjects
             objects = rows.map { row in
                 let object = object(for: row, in: route.store)
@@ -298,7 +298,7 @@ extension NSManagedObjectContext {
             tail?.write(objects: objects)
         } else {
             let keys = try engine.fetchKeys(route.query)
-            reserveRegistryCapacity(keys.count)
+            reserveRegistryCapacity(keys.count, in: route.store)
             objects = keys.map { registeredObject(for: $0.self, in: route.store, request: request) }
         }
         if let pending = route.pending {

@@ -216,7 +216,6 @@ extension NSManagedObjectContext {
     private func finishSave(_ plan: SavePlan) {
         isSaving = false  // the save is written: its did-save observers may save again
         let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
-        reserveRegistryCapacity(insertedNow.count)
         // Every written object with a temporary ID is in the context's table of temporary
         // objects: when the counts agree, that table holds nothing else and empties at once.
         let temporaryEntriesGone = forgetTemporaryObjects(ifExactlyThoseOf: plan.writtenRows)
@@ -228,6 +227,7 @@ extension NSManagedObjectContext {
                     newIDs.append((object, NSManagedObjectID(store: store, key: row.key, entity: object.entity)))
                 }
             }
+            reserveRegistryCapacity(additional: newIDs.count, in: store)
             register(newIDs, in: store, temporaryEntriesGone: temporaryEntriesGone)
             for (object, row) in rows {
                 object.state.snapshot = row

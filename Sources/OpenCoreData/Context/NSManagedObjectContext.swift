@@ -448,14 +448,15 @@ open class NSManagedObjectContext {
 
     // MARK: Internals shared with objects, fetching and saving
 
-    /// Makes room in the registry for `count` objects, before a fetch or save registers them.
-    func reserveRegistryCapacity(_ count: Int) {
-        permanentObjects.reserveCapacity(count)
+    /// Makes room in the registry for `count` objects of `store`, before a fetch registers them.
+    func reserveRegistryCapacity(_ count: Int, in store: NSPersistentStore) {
+        permanentObjects.reserveCapacity(count, in: store)
     }
 
-    /// Makes room in the registry for `count` more objects (the members of relationships).
-    func reserveRegistryCapacity(additional count: Int) {
-        permanentObjects.reserveCapacity(additional: count)
+    /// Makes room in the registry for `count` more objects of `store` (the members of
+    /// relationships, a save's new objects).
+    func reserveRegistryCapacity(additional count: Int, in store: NSPersistentStore) {
+        permanentObjects.reserveCapacity(additional: count, in: store)
     }
 
     /// The registered object for a stored row, or a new fault for it.
@@ -747,7 +748,7 @@ open class NSManagedObjectContext {
         }) {
             // One statement, as Core Data fires a to-many fault: the members' rows, cached
             // and held by the members, which stay faults until touched.
-            permanentObjects.reserveCapacity(additional: rows.count)
+            permanentObjects.reserveCapacity(additional: rows.count, in: store)
             let members = store.rowCache.store(rows).map { row in
                 let member = self.object(for: row.key, in: store)
                 if member.state.isFault { member.state.heldRow = row }

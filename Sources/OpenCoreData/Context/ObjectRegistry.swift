@@ -14,15 +14,41 @@ import Foundation
 /// entries because the last reference to an object may be dropped on any thread.
 final class ObjectRegistry {
     private let lock = NSLock()
+    /// The entries of each store the context has registered objects of, by row: a table
+    /// per store rather than one keyed by store and row, because a context has one store or
+    /// a few (found with a comparison or two, before the row's one search), and so each
+    /// entry stays three words and the rows of one store's entity lie together in one table
+    /// (see StoreKeyTable.swift). Only stores with entries keep a table, and the one being
+    /// filled: a store's empty table goes when another store's is made.
     /// Not checked for overlapping access at run time: every access holds `lock` and calls
     /// out to nothing, and the checks were three per object looked up, registered and freed.
-    @exclusivity(unchecked) private var entries: [PermanentKey: Unmanaged<NSManagedObject>] = [:]
+    @exclusivity(unchecked) private var tables: [(store: ObjectIdentifier, entries: StoreKeyTable<Unmanaged<NSManagedObject>>)] = []
+
+    /// The position of `store`'s table in `tables`, if it has one. Called with the lock held.
+    @inline(__always)
+    private func tablePosition(of store: ObjectIdentifier) -> Int? {
+        var position = 0
+        while position < tables.count {
+            if tables[position].store == store { return position }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The position of `store`'s table in `tables`, made if it has none. Called with the
+    /// lock held.
+    private func tablePosition(making store: ObjectIdentifier) -> Int {
+        if let position = tablePosition(of: store) { return position }
+        tables.removeAll { $0.entries.isEmpty }
+        tables.append((store, StoreKeyTable()))
+        return tables.count - 1
+    }
 
     /// The live object registered for `key`.
     func object(for key: PermanentKey) -> NSManagedObject? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[key], Self.tryRetain(entry) else { return nil }
+        guard let position = tablePosition(of: key.store), let entry = tables[position].entries[key.key], Self.tryRetain(entry) else { return nil }
         return entry.takeRetainedValue()
     }
 
@@ -36,7 +62,7 @@ final class ObjectRegistry {
         object.registration = Registration(registry: self, key: key, notifiesStore: notifiesStore)
         lock.lock()
         defer { lock.unlock() }
-        entries[key] = Unmanaged.passUnretained(object)
+        tables[tablePosition(making: key.store)].entries.setValue(Unmanaged.passUnretained(object), for: key.key)
     }
 
     /// Registers each object for its key, as ``insert(_:for:notifiesStore:)`` does one, in
@@ -51,7 +77,11 @@ final class ObjectRegistry {
         }
         lock.lock()
         defer { lock.unlock() }
-        for (object, key) in batch { entries[key] = Unmanaged.passUnretained(object) }
+        var position = -1
+        for (object, key) in batch {
+            if position < 0 || tables[position].store != key.store { position = tablePosition(making: key.store) }
+            tables[position].entries.setValue(Unmanaged.passUnretained(object), for: key.key)
+        }
     }
 
     /// Takes `object` out of the registry.
@@ -73,7 +103,12 @@ final class ObjectRegistry {
         }
         lock.lock()
         defer { lock.unlock() }
-        for (key, object) in leaving where entries[key]?.toOpaque() == object.toOpaque() { entries[key] = nil }
+        var position: Int?
+        for (key, object) in leaving {
+            if position.map({ tables[$0].store != key.store }) ?? true { position = tablePosition(of: key.store) }
+            guard let position else { continue }
+            tables[position].entries.removeValue(for: key.key, if: { $0.toOpaque() == object.toOpaque() })
+        }
     }
 
     /// Removes the entry for `key` if it is still `object`'s; a newer object for the same
@@ -81,15 +116,26 @@ final class ObjectRegistry {
     func removeEntry(_ key: PermanentKey, ifItIs object: Unmanaged<NSManagedObject>) {
         lock.lock()
         defer { lock.unlock() }
-        // One hash: the entry found is the entry removed.
-        if let index = entries.index(forKey: key), entries.values[index].toOpaque() == object.toOpaque() { entries.remove(at: index) }
+        guard let position = tablePosition(of: key.store) else { return }
+        // One search: the entry found is the entry removed.
+        tables[position].entries.removeValue(for: key.key, if: { $0.toOpaque() == object.toOpaque() })
     }
 
     /// Every live registered object.
     var objects: [NSManagedObject] {
         lock.lock()
         defer { lock.unlock() }
-        return entries.values.compactMap { Self.tryRetain($0) ? $0.takeRetainedValue() : nil }
+        return liveObjects()
+    }
+
+    /// The registered objects not yet being freed, each retained. Called with the lock held.
+    private func liveObjects() -> [NSManagedObject] {
+        var live: [NSManagedObject] = []
+        for (_, entries) in tables {
+            live.reserveCapacity(live.count + entries.count)
+            entries.forEach { _, entry in if Self.tryRetain(entry) { live.append(entry.takeRetainedValue()) } }
+        }
+        return live
     }
 
     /// Empties the registry; the objects it held no longer refer to it.
@@ -97,26 +143,28 @@ final class ObjectRegistry {
         // Taken and emptied in one hold of the lock, so that no entry can outlive its
         // object in between; the live objects are held until their registration is cleared.
         lock.lock()
-        let live = entries.values.compactMap { Self.tryRetain($0) ? $0.takeRetainedValue() : nil }
-        entries.removeAll()
+        let live = liveObjects()
+        tables.removeAll()
         lock.unlock()
         for object in live where object.registration?.registry === self { object.registration = nil }
     }
 
-    /// Makes room for `count` entries in all, before a fetch or save registers many objects.
-    func reserveCapacity(_ count: Int) {
+    /// Makes room for `count` entries of `store` in all, before a fetch registers many objects.
+    func reserveCapacity(_ count: Int, in store: NSPersistentStore) {
         lock.lock()
         defer { lock.unlock() }
         // Not the sum: many of a fetch's rows may already be registered.
-        entries.reserveCapacity(Swift.max(entries.count, count))
+        tables[tablePosition(making: ObjectIdentifier(store))].entries.reserveCapacity(count)
     }
 
-    /// Makes room for `count` more entries, before registering the members of a to-many
-    /// relationship: grown once, not doubled (and rehashed) again and again as they come.
-    func reserveCapacity(additional count: Int) {
+    /// Makes room for `count` more entries of `store`, before registering the members of a
+    /// to-many relationship or a save's new objects: grown once, not doubled (and placed
+    /// again) again and again as they come.
+    func reserveCapacity(additional count: Int, in store: NSPersistentStore) {
         lock.lock()
         defer { lock.unlock() }
-        entries.reserveCapacity(entries.count + count)
+        let position = tablePosition(making: ObjectIdentifier(store))
+        tables[position].entries.reserveCapacity(tables[position].entries.count + count)
     }
 
     /// Takes a strong reference to `object` unless it is already being freed, in which case

@@ -203,8 +203,9 @@ public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// stay for the store's life; Core Data's cache counts its contexts' references the same way.
 final class RowCache {
     /// Not checked for overlapping access at run time: every access holds `lock` and calls
-    /// out to nothing but the rows' own deinit (which touches no cache).
-    @exclusivity(unchecked) private var rows: [StoreKey: StoreRow] = [:]
+    /// out to nothing but the rows' own deinit (which touches no cache). A table of its own
+    /// rather than a dictionary: see StoreKeyTable.swift.
+    @exclusivity(unchecked) private var rows = StoreKeyTable<StoreRow>()
     private let lock = NSLock()
     /// This cache's number, unique in the process and never 0: what a row's `currentIn`
     /// holds while it is this cache's current row.
@@ -296,7 +297,7 @@ final class RowCache {
         // One hash whether the key is cached or not (a refetch finds most rows cached,
         // a save's new rows and a first fetch find none): the entry is settled in place.
         var cached = row
-        settle(&rows[row.key, default: row], with: row, cached: &cached)
+        rows.withValue(for: row.key, default: row) { settle(&$0, with: row, cached: &cached) }
         return cached
     }
 
@@ -329,33 +330,13 @@ final class RowCache {
     /// Runs with the lock held, so no one can take a row from the cache meanwhile; a holder
     /// elsewhere that lets go during the sweep only keeps its row until the next one.
     private func sweepLocked() {
-        // Whether each entry, in the table's order, is held by nothing but the cache.
-        var isUnheld: [Bool] = []
-        isUnheld.reserveCapacity(rows.count)
-        var unheldCount = 0
-        var index = rows.values.startIndex
-        while index != rows.values.endIndex {
-            let unheld = isKnownUniquelyReferenced(&rows.values[index])
-            isUnheld.append(unheld)
-            if unheld { unheldCount += 1 }
-            rows.values.formIndex(after: &index)
-        }
-        if unheldCount > rows.count / 2 {
-            // Most rows go (objects looked up one by one and let go): a new table of the
-            // rows still held costs fewer hashes than removing the others key by key. The
-            // old table, freed, frees the unheld rows; nothing else holds them, so none
-            // can be seen current again.
-            var held: [StoreKey: StoreRow] = [:]
-            held.reserveCapacity(Swift.max(Self.minimumSweepCount, 2 * (rows.count - unheldCount)))
-            for (position, entry) in rows.enumerated() where !isUnheld[position] { held[entry.key] = entry.value }
-            rows = held
-        } else {
-            var unheld: [StoreKey] = []
-            unheld.reserveCapacity(unheldCount)
-            for (position, key) in rows.keys.enumerated() where isUnheld[position] { unheld.append(key) }
-            for key in unheld { rows.removeValue(forKey: key)?.currentIn = 0 }
-        }
+        // One pass: each entry held by nothing but the cache goes, and with it its row
+        // (nothing else holds it, so it can never be seen current again).
+        rows.removeAll { _, row in isKnownUniquelyReferenced(&row) }
         sweepCount = Self.sweepCount(after: rows.count)
+        // Room for the rows until the next sweep, and no more: when most rows went
+        // (objects looked up one by one and let go), later passes scan a smaller table.
+        rows.shrink(toHold: sweepCount)
     }
 
     /// The row count at which the sweep after one that left `count` rows runs. Amortized:
@@ -370,13 +351,16 @@ final class RowCache {
         lock.lock(); defer { lock.unlock() }
         // A dropped row is current nowhere: a fault still holding it must look its key up
         // again, or it would fire with the old values once a refetch caches the new row.
-        for row in rows.values where numbers.contains(row.key.entityNumber) && row.currentIn == identity { row.currentIn = 0 }
-        rows = rows.filter { !numbers.contains($0.key.entityNumber) }
+        rows.removeAll { key, row in
+            guard numbers.contains(key.entityNumber) else { return false }
+            if row.currentIn == identity { row.currentIn = 0 }
+            return true
+        }
     }
 
     func remove(_ key: StoreKey) {
         lock.lock(); defer { lock.unlock() }
-        if let removed = rows.removeValue(forKey: key), removed.currentIn == identity { removed.currentIn = 0 }
+        if let removed = rows.removeValue(for: key), removed.currentIn == identity { removed.currentIn = 0 }
     }
 
     /// Drops the rows of `keys` in one hold of the lock: a save's deletions, which would
@@ -384,13 +368,13 @@ final class RowCache {
     func remove(_ keys: [StoreKey]) {
         lock.lock(); defer { lock.unlock() }
         for key in keys {
-            if let removed = rows.removeValue(forKey: key), removed.currentIn == identity { removed.currentIn = 0 }
+            if let removed = rows.removeValue(for: key), removed.currentIn == identity { removed.currentIn = 0 }
         }
     }
 
     func removeAll() {
         lock.lock(); defer { lock.unlock() }
-        for row in rows.values where row.currentIn == identity { row.currentIn = 0 }
+        rows.forEach { _, row in if row.currentIn == identity { row.currentIn = 0 } }
         rows.removeAll()
     }
 }

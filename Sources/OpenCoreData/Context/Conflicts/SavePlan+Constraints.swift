@@ -203,7 +203,7 @@ extension SavePlan {
         var cachedRows = store.rowCache.store(storedRows).makeIterator()
         // Room in the registry for their objects at once, rather than grown (and rehashed)
         // again and again as the faults are registered one by one.
-        context.reserveRegistryCapacity(additional: storedRows.count)
+        context.reserveRegistryCapacity(additional: storedRows.count, in: store)
         var conflicts: [NSConstraintConflict] = []
         conflicts.reserveCapacity(conflicting.count)
         for position in conflicting {
