@@ -54,6 +54,27 @@ extension NSManagedObject {
         storeAttributeValue(AttributeValues.stored(value, for: attribute, object: self), slot: slot, forKey: key)
     }
 
+    /// Sets the attribute in `slot` (named `key`) to `stored`, a value already of the
+    /// attribute's stored Swift type (or nil): the steps ``kvcSetValue(_:forKey:)`` takes
+    /// for it, without looking the key up, checking the value's type or converting it.
+    /// For callers that copy a stored value from another object of the entity (a merge
+    /// policy) onto an object whose class has no accessors of its own.
+    func setStoredAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
+        if state.checksQueue { managedObjectContext?.checkQueue() }
+        storeAttributeValue(stored, slot: slot, forKey: key)
+    }
+
+    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores `value` in `slot` as
+    /// ``kvcSetValue(_:forKey:)`` would: the slot holds a plain attribute (not a
+    /// composite, derived or other subclass) and `value` is nil or of the Swift type it
+    /// stores, which key-value coding's conversions hand back unchanged.
+    func storesAsGiven(_ value: Any?, slot: Int) -> Bool {
+        let property = state.values.table.all[slot]
+        guard type(of: property) == NSAttributeDescription.self else { return false }
+        guard let value else { return true }
+        return AttributeValues.isStoredAsGiven(value, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+    }
+
     /// Stores an attribute's value set through key-value coding, between the change
     /// notifications: what storePrimitiveValue does for an attribute, `stored` being
     /// already unwrapped, converted and free of NSNull.
@@ -352,6 +373,9 @@ func hashableValue(_ value: Any?) -> AnyHashable? {
 
 /// Whether two stored values are the same, for change detection.
 func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
+    // Two values of one of the commonest stored types, read where they lie (no copy of
+    // either existential, no runtime cast) and compared as themselves.
+    if let same = withUnsafePointer(to: a, { a in withUnsafePointer(to: b) { b in exactValuesEqual(a, b) } }) { return same }
     // Unwrapped one at a time rather than matched as a pair: each value is copied once.
     guard let x = a else { return b == nil }
     guard let y = b else { return false }
@@ -370,6 +394,28 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     case ObjectIdentifier(Date.self): return (x as! Date) == (y as! Date)
     default: return hashableEquals(x, y)
     }
+}
+
+/// Whether the values in two slots are equal, when both hold a value of exactly the same
+/// one of the types ``valueEquals(_:_:)`` compares as themselves, read by
+/// ``ExactValueReader``; nil otherwise (another type, a nil, values of two types, or a
+/// layout the reader does not trust), for the general comparison to answer.
+@inline(__always)
+private func exactValuesEqual(_ a: UnsafePointer<Any?>, _ b: UnsafePointer<Any?>) -> Bool? {
+    @inline(__always)
+    func compare<T: InlineExistentialValue & Equatable>(_ type: T.Type) -> Bool?? {
+        guard let x = ExactValueReader.read(a, as: type) else { return .none }
+        guard let y = ExactValueReader.read(b, as: type) else { return .some(nil) }
+        return .some(x == y)
+    }
+    if let answer = compare(String.self) { return answer }
+    if let answer = compare(Double.self) { return answer }
+    if let answer = compare(Int64.self) { return answer }
+    if let answer = compare(Int32.self) { return answer }
+    if let answer = compare(Int16.self) { return answer }
+    if let answer = compare(Bool.self) { return answer }
+    if let answer = compare(Date.self) { return answer }
+    return nil
 }
 
 /// Whether two values are equal as `AnyHashable`s, or identical objects when they are not hashable.

@@ -199,7 +199,11 @@ extension SavePlan {
         try findStoredRows(for: &groups, of: constraints, excluding: excluded, in: store)
         let conflicting = (0..<groups.count).filter { groups.conflicts($0) }
         // The stored rows met go into the row cache together: one hold of its lock.
-        var cachedRows = store.rowCache.store(conflicting.compactMap { groups.row[$0] }).makeIterator()
+        let storedRows = conflicting.compactMap { groups.row[$0] }
+        var cachedRows = store.rowCache.store(storedRows).makeIterator()
+        // Room in the registry for their objects at once, rather than grown (and rehashed)
+        // again and again as the faults are registered one by one.
+        context.reserveRegistryCapacity(additional: storedRows.count, in: store)
         var conflicts: [NSConstraintConflict] = []
         conflicts.reserveCapacity(conflicting.count)
         for position in conflicting {

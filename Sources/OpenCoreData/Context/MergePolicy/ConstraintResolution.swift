@@ -175,14 +175,24 @@ enum ConstraintResolution {
     /// Attributes are compared as the objects store them (the same answer as comparing
     /// what `value(forKey:)` hands out, without boxing each number in an `NSNumber`);
     /// only a value that differs is read and set through key-value coding, so observers
-    /// and custom accessors see the merge.
+    /// and custom accessors see the merge. Between two objects of the plain
+    /// `NSManagedObject` class (no accessors to see it) a differing value of the
+    /// attribute's own type goes from slot to slot instead, through the steps
+    /// `setValue(_:forKey:)` takes for it, without boxing it for `value(forKey:)` and
+    /// converting it back.
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
+        let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self
         forEachMergeable(from: source, to: target) { slot, targetSlot, name, isAttribute in
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
-                if valueEquals(source.state.values[slot], target.state.values[targetSlot]) { return }
-                target.setValue(source.value(forKey: name), forKey: name)
+                let value = source.state.values[slot]
+                if valueEquals(value, target.state.values[targetSlot]) { return }
+                if plain, target.storesAsGiven(value, slot: targetSlot) {
+                    target.setStoredAttributeValue(value, slot: targetSlot, forKey: name)
+                } else {
+                    target.setValue(source.value(forKey: name), forKey: name)
+                }
                 return
             }
             let value = source.value(forKey: name)

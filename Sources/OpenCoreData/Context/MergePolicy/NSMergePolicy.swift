@@ -56,8 +56,16 @@ open class NSMergePolicy: NSObject {
     /// ``resolve(optimisticLockingConflicts:)``, then its ``NSConstraintConflict``s
     /// through ``resolve(constraintConflicts:)``.
     open func resolve(mergeConflicts list: [Any]) throws {
-        let locking = list.compactMap { $0 as? NSMergeConflict }
-        let constraints = list.compactMap { $0 as? NSConstraintConflict }
+        // One pass, one cast for each conflict of the kind a save lists most (a failed cast
+        // from `Any` costs as much as a successful one): the two classes are unrelated.
+        var locking: [NSMergeConflict] = [], constraints: [NSConstraintConflict] = []
+        for conflict in list {
+            if let constraint = conflict as? NSConstraintConflict {
+                constraints.append(constraint)
+            } else if let merge = conflict as? NSMergeConflict {
+                locking.append(merge)
+            }
+        }
         if !locking.isEmpty { try resolve(optimisticLockingConflicts: locking) }
         if !constraints.isEmpty { try resolve(constraintConflicts: constraints) }
     }
