@@ -19,6 +19,32 @@ final class ObjectIdentityTests: CoreTestCase {
         XCTAssertTrue(container.viewContext.object(with: again) === trail, "one object per ID per context")
     }
 
+    /// Sets and dictionaries hash an object by its address (as Apple's `NSObject` does for
+    /// an object equal only to itself) and an ID by its row, so that IDs of one row made
+    /// apart (another context, a URI) land together.
+    func testObjectsHashByAddressAndEqualIDsHashAlike() throws {
+        let container = try openContainer()
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+        trail.setValue("Milford", forKey: "name")
+        XCTAssertEqual(trail.hash, Int(bitPattern: UInt(bitPattern: ObjectIdentifier(trail))))
+        let temporary = trail.objectID
+        XCTAssertEqual(temporary.hash, temporary.hash)
+        try container.viewContext.save()
+        let other = container.newBackgroundContext()
+        let elsewhere = try other.performAndWait { try other.existingObject(with: trail.objectID).objectID }
+        let fromURI = try XCTUnwrap(container.persistentStoreCoordinator.managedObjectID(forURIRepresentation: trail.objectID.uriRepresentation()))
+        XCTAssertEqual(elsewhere, trail.objectID)
+        XCTAssertEqual(elsewhere.hash, trail.objectID.hash)
+        XCTAssertFalse(fromURI === trail.objectID, "an ID made from the URI is another instance")
+        XCTAssertEqual(fromURI.hash, trail.objectID.hash)
+        XCTAssertEqual(Set([trail.objectID, elsewhere, fromURI]).count, 1)
+        XCTAssertNotEqual(temporary, trail.objectID, "the temporary ID is another ID")
+        let second = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+        second.setValue("Kepler", forKey: "name")
+        try container.viewContext.save()
+        XCTAssertEqual(Set([trail.objectID, second.objectID, elsewhere]).count, 2)
+    }
+
     func testObtainPermanentIDsBeforeSaving() throws {
         let context = try openContainer().viewContext
         let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
