@@ -1,5 +1,6 @@
 // swift-tools-version:6.1
 import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -94,3 +95,19 @@ let package = Package(
         .testTarget(name: "ChapterTests", dependencies: ["WorkbookKit"]),
     ]
 )
+
+// `make tsan` compiles everything again under ThreadSanitizer in its own scratch path. Its
+// tests need only the library, its macros and the library's tests; without the workbook (and
+// its own build of swift-syntax's parser) and the macro tests (which make SwiftPM build every
+// test target a second time, for the host), that build is about half as large.
+if ProcessInfo.processInfo.environment["OPENCOREDATA_LIBRARY_ONLY"] == "1" {
+    let libraryTargets: Set<String> = [
+        "CSQLite", "CSwiftRuntime", "Digest", "OpenCoreDataMacros", "OpenCoreData", "OpenCoreDataTests",
+    ]
+    package.targets.removeAll { !libraryTargets.contains($0.name) }
+    package.products.removeAll { $0.name != "OpenCoreData" }
+    package.dependencies.removeAll {
+        if case .sourceControl(_, let location, _) = $0.kind { return location.hasSuffix("swift-argument-parser") }
+        return false
+    }
+}
