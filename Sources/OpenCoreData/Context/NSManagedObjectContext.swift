@@ -546,24 +546,21 @@ open class NSManagedObjectContext {
         }
     }
 
-    /// Registers each of `objects` under its new permanent ID in `store`, as
-    /// ``register(_:permanentID:temporaryEntryGone:)`` does one object, with one hold of the
-    /// registry's lock for all. An incremental store, which hears of each registration as
-    /// it happens, gets them one by one.
-    func register(_ objects: [(object: NSManagedObject, id: NSManagedObjectID)], in store: NSPersistentStore, temporaryEntriesGone: Bool) {
-        guard !store.isIncremental else {
-            for (object, id) in objects { register(object, permanentID: id, temporaryEntryGone: temporaryEntriesGone) }
-            return
-        }
-        var entries: [(object: NSManagedObject, key: PermanentKey)] = []
-        entries.reserveCapacity(objects.count)
-        for (object, id) in objects {
-            let previous = ObjectIdentifier(object.objectID)
-            if !temporaryEntriesGone { temporaryObjects[previous] = nil }
-            if !idsFromChildren.isEmpty, let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
-            object.objectID = id
-            if let key = id.storeKey { entries.append((object, PermanentKey(store: store, key: key))) }
-        }
+    /// Gives `object` its new permanent `id`, row `key` of `store` (not an incremental
+    /// store), as ``register(_:permanentID:temporaryEntryGone:)`` does, except that the
+    /// registry entry is appended to `entries`: ``registerEntries(_:)`` then registers many
+    /// objects in one hold of the registry's lock.
+    func adoptPermanentID(_ id: NSManagedObjectID, key: StoreKey, of object: NSManagedObject, in store: NSPersistentStore,
+                          temporaryEntryGone: Bool, entries: inout [(object: NSManagedObject, key: PermanentKey)]) {
+        let previous = ObjectIdentifier(object.objectID)
+        if !temporaryEntryGone { temporaryObjects[previous] = nil }
+        if !idsFromChildren.isEmpty, let entry = idsFromChildren[previous] { idsFromChildren[previous] = (entry.temporary, id) }
+        object.objectID = id
+        entries.append((object, PermanentKey(store: store, key: key)))
+    }
+
+    /// Registers the entries ``adoptPermanentID(_:key:of:in:temporaryEntryGone:entries:)`` collected.
+    func registerEntries(_ entries: [(object: NSManagedObject, key: PermanentKey)]) {
         permanentObjects.insert(entries)
     }
 

@@ -37,11 +37,19 @@ extension NSManagedObject {
         // The usual case first: a plain attribute handed a value of the very Swift type it
         // stores (a String for a string attribute) stores it as given, without the casts
         // that tell the kind of property and convert the value, each a dynamic cast.
-        if type(of: property) == NSAttributeDescription.self, let given = value,
-            AttributeValues.isStoredAsGiven(given, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType) {
-            // Moved into the slot: the unwrapped copy is the one stored, not copied again.
-            storeAttributeValue(consume given, slot: slot, forKey: key)
-            return
+        if type(of: property) == NSAttributeDescription.self {
+            let attributeType = unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
+            // Read where it lies when it is one of the types ExactValueReader knows: copied
+            // as its own type, not through the runtime's copy of an `Any?` and a type query.
+            if let exact = AttributeValues.exactStoredCopy(of: value, for: attributeType) {
+                storeAttributeValue(consume exact, slot: slot, forKey: key)
+                return
+            }
+            if let given = value, AttributeValues.isStoredAsGiven(given, for: attributeType) {
+                // Moved into the slot: the unwrapped copy is the one stored, not copied again.
+                storeAttributeValue(consume given, slot: slot, forKey: key)
+                return
+            }
         }
         if let relationship = property as? NSRelationshipDescription {
             setRelationshipValue(value, for: relationship)
