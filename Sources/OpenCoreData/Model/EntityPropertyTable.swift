@@ -15,7 +15,7 @@ final class EntityPropertyTable {
     let names: [String]
     let byName: [String: NSPropertyDescription]
     /// Each property's index in `all`: its slot in ``PropertyValues``.
-    let slotByName: [String: Int]
+    let slotByName: PropertySlotIndex
     /// Attributes written to the store.
     let persistentAttributes: [NSAttributeDescription]
     /// The slots of `persistentAttributes`.
@@ -48,7 +48,7 @@ final class EntityPropertyTable {
         names = all.map(\.name)
         byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         let properties = all
-        slotByName = Dictionary(properties.indices.map { (properties[$0].name, $0) }, uniquingKeysWith: { _, last in last })
+        slotByName = PropertySlotIndex(names)
         let attributes = all.compactMap { $0 as? NSAttributeDescription }
         persistentAttributes = attributes.filter { !$0.isTransient }
         persistentSlots = properties.indices.filter { properties[$0] is NSAttributeDescription && !properties[$0].isTransient }

@@ -193,6 +193,25 @@ enum AttributeValues {
         return boxed(stored)
     }
 
+    /// ``public(_:for:)`` of the value in `slot` (nil for an empty slot), read where it
+    /// lies: a value of the attribute's own Swift type is read without copying the `Any?`
+    /// out and casting it (``ExactValueReader``), a number boxed, a string or date handed
+    /// out as it is. Any other value takes ``public(_:for:)``, which answers the same.
+    static func publicValue(in slot: UnsafePointer<Any?>, for attribute: NSAttributeDescription) -> Any? {
+        switch attribute.attributeType {
+        case .integer16AttributeType: if let number = ExactValueReader.read(slot, as: Int16.self) { return NSNumber(value: number) }
+        case .integer32AttributeType: if let number = ExactValueReader.read(slot, as: Int32.self) { return NSNumber(value: number) }
+        case .integer64AttributeType: if let number = ExactValueReader.read(slot, as: Int64.self) { return NSNumber(value: number) }
+        case .doubleAttributeType: if let number = ExactValueReader.read(slot, as: Double.self) { return NSNumber(value: number) }
+        case .floatAttributeType: if let number = ExactValueReader.read(slot, as: Float.self) { return NSNumber(value: number) }
+        case .booleanAttributeType: if let flag = ExactValueReader.read(slot, as: Bool.self) { return NSNumber(value: flag) }
+        case .stringAttributeType: if let string = ExactValueReader.read(slot, as: String.self) { return string }
+        case .dateAttributeType: if let date = ExactValueReader.read(slot, as: Date.self) { return date }
+        default: break
+        }
+        return slot.pointee.map { `public`($0, for: attribute) }
+    }
+
     /// A Swift number or Boolean as the Foundation object key-value coding hands out
     /// (`NSNumber`, `NSDecimalNumber` for a decimal); any other value as it is.
     static func boxed(_ stored: Any) -> Any {

@@ -19,9 +19,12 @@ extension NSManagedObject {
             if let fetched = table.all[slot] as? NSFetchedPropertyDescription { return fetchedPropertyValue(fetched, slot: slot) }
             return storedPrimitiveValue(forKey: key)
         }
-        // What storedPrimitiveValue does for an attribute, without looking the key up again.
+        // What storedPrimitiveValue does for an attribute, without looking the key up again,
+        // and the value read where it lies rather than copied out of its slot.
         fulfillFaultIfNeeded()
-        return state.values[slot].map { AttributeValues.public($0, for: attribute) }
+        return state.values.withUnsafeSlots { slots in
+            slot < slots.count ? AttributeValues.publicValue(in: slots.baseAddress! + slot, for: attribute) : nil
+        }
     }
 
     /// Sets the property `key`, recording the change for the next save and keeping the

@@ -53,7 +53,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// object is in a context.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
-        self.objectID = NSManagedObjectID(temporaryFor: entity)
+        // A fault being made gets its permanent ID here, not a temporary one to replace.
+        self.objectID = FaultIDHandoff.take(for: Self.self, entity: entity) ?? NSManagedObjectID(temporaryFor: entity)
         state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
         if let context { context.insert(self) }
@@ -91,8 +92,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Makes an empty fault for a stored row, without defaults or insertion.
     static func makeFault(of entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let type = ManagedObjectClasses.objectClass(for: entity)
-        let object = type.init(entity: entity, insertInto: nil)
-        object.objectID = id
+        let object = FaultIDHandoff.initializing(id, as: type) { type.init(entity: entity, insertInto: nil) }
+        if object.objectID !== id { object.objectID = id }
         object.managedObjectContext = context
         object.state.values.removeAll()
         object.state.isFault = true
