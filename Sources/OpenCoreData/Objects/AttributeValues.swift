@@ -69,17 +69,8 @@ enum AttributeValues {
     @inline(__always)
     static func exactStoredCopy(of value: borrowing Any?, for type: NSAttributeType) -> Any? {
         withUnsafePointer(to: value) { slot -> Any? in
-            switch type {
-            case .stringAttributeType: return ExactValueReader.read(slot, as: String.self)
-            case .integer16AttributeType: return ExactValueReader.read(slot, as: Int16.self)
-            case .integer32AttributeType: return ExactValueReader.read(slot, as: Int32.self)
-            case .integer64AttributeType: return ExactValueReader.read(slot, as: Int64.self)
-            case .doubleAttributeType: return ExactValueReader.read(slot, as: Double.self)
-            case .floatAttributeType: return ExactValueReader.read(slot, as: Float.self)
-            case .booleanAttributeType: return ExactValueReader.read(slot, as: Bool.self)
-            case .dateAttributeType: return ExactValueReader.read(slot, as: Date.self)
-            default: return nil
-            }
+            if let scalar = StoredScalar.read(slot, for: type) { return scalar.stored }
+            return nil
         }
     }
 
@@ -198,17 +189,7 @@ enum AttributeValues {
     /// out and casting it (``ExactValueReader``), a number boxed, a string or date handed
     /// out as it is. Any other value takes ``public(_:for:)``, which answers the same.
     static func publicValue(in slot: UnsafePointer<Any?>, for attribute: NSAttributeDescription) -> Any? {
-        switch attribute.attributeType {
-        case .integer16AttributeType: if let number = ExactValueReader.read(slot, as: Int16.self) { return NSNumber(value: number) }
-        case .integer32AttributeType: if let number = ExactValueReader.read(slot, as: Int32.self) { return NSNumber(value: number) }
-        case .integer64AttributeType: if let number = ExactValueReader.read(slot, as: Int64.self) { return NSNumber(value: number) }
-        case .doubleAttributeType: if let number = ExactValueReader.read(slot, as: Double.self) { return NSNumber(value: number) }
-        case .floatAttributeType: if let number = ExactValueReader.read(slot, as: Float.self) { return NSNumber(value: number) }
-        case .booleanAttributeType: if let flag = ExactValueReader.read(slot, as: Bool.self) { return NSNumber(value: flag) }
-        case .stringAttributeType: if let string = ExactValueReader.read(slot, as: String.self) { return string }
-        case .dateAttributeType: if let date = ExactValueReader.read(slot, as: Date.self) { return date }
-        default: break
-        }
+        if let scalar = StoredScalar.read(slot, for: attribute.attributeType) { return scalar.public }
         return slot.pointee.map { `public`($0, for: attribute) }
     }
 
