@@ -139,7 +139,9 @@ open class NSManagedObjectContext {
     /// (Not checked for overlapping access at run time: each fault fired reads it.)
     @exclusivity(unchecked) public var stalenessInterval: TimeInterval = -1
     /// The class of the last inserted object, already noted with ``ManagedObjectClasses``.
-    private var lastNotedClass: ObjectIdentifier?
+    /// (Not checked for overlapping access at run time: each insert reads it, on the
+    /// context's queue.)
+    @exclusivity(unchecked) private var lastNotedClass: ObjectIdentifier?
 
     /// What the context's objects and observations hold instead of a weak reference to it
     /// (so that retaining and releasing the context stays on the runtime's fast path).

@@ -28,7 +28,9 @@ final class SQLiteSaveTransaction {
     private final class EntityWriter {
         let mapped: StoreEntity
         let plan: WritePlan
-        var insert: SQLiteStatement?
+        /// The INSERT statement. (Not checked for overlapping access at run time: each
+        /// inserted row reads it, inside the save.)
+        @exclusivity(unchecked) var insert: SQLiteStatement?
         /// A batch insert's statement with its conflict clause (`INSERT OR IGNORE …`,
         /// `… ON CONFLICT(…) DO UPDATE …`), and its text.
         var conflictInsert: (sql: String, statement: SQLiteStatement)?

@@ -31,6 +31,8 @@ final class SQLiteStatement {
     /// only this class's methods touch it, under its engine's lock.
     @exclusivity(unchecked) private var pendingBindLog: [(Int32, String)] = []
     private var hasLoggedExecution = false
+    /// The bytes of the text bound to the statement's parameters.
+    private let boundText = BoundTextBuffer()
     /// The first failed binding since the last run, `SQLITE_OK` when none.
     private var bindFailure = SQLITE_OK
     /// Whether the statement was stepped or bound since SQLite last reset it and cleared
@@ -90,6 +92,7 @@ final class SQLiteStatement {
         guard isDirty else { return }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundText.bindingsCleared()
         isDirty = false
     }
 
@@ -129,14 +132,14 @@ final class SQLiteStatement {
         if logLevel >= 2 { pendingBindLog.append((index, "(timestamp)" + String(format: "%f", value))) }
     }
 
-    /// Binds text (copied by SQLite), logged in double quotes.
+    /// Binds text, logged in double quotes. The bytes are copied into the statement's
+    /// ``BoundTextBuffer`` and bound in place (`SQLITE_STATIC`): no allocation by SQLite.
     func bind(_ value: String, at index: Int32) {
         var value = value
         value.withUTF8 { bytes in
-            if let base = bytes.baseAddress, bytes.count > 0 {
-                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    check(sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8)))
-                }
+            if bytes.count > 0 {
+                let stored = boundText.store(UnsafeRawBufferPointer(bytes), for: index)
+                check(sqlite3_bind_text64(handle, index, stored.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)))
             } else {
                 // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
                 check(sqlite3_bind_text(handle, index, "", 0, csqlite_transient()))
