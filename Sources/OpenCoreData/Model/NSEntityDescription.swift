@@ -26,7 +26,8 @@ open class NSEntityDescription: CustomStringConvertible {
     /// for Manual/None).
     var codeGenerationType: String?
     /// Whether the entity only serves as a parent; abstract entities cannot be inserted.
-    public var isAbstract: Bool = false
+    /// (Not checked for overlapping access at run time: every insert reads it.)
+    @exclusivity(unchecked) public var isAbstract: Bool = false
     /// Free-form information from the model editor's User Info.
     public var userInfo: [AnyHashable: Any]? = nil
     /// Extra text mixed into the version hash.
