@@ -31,4 +31,17 @@ static inline uint64_t ocd_increment(uint64_t *_Nonnull counter) {
     return __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 
+/// Reads `word` atomically, seeing everything the thread that stored the value wrote before
+/// it (acquire): for values read far more often than written (AtomicWord in OpenCoreData),
+/// so that reading takes no lock.
+static inline intptr_t ocd_load(const intptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/// Stores `value` in `word` atomically, publishing everything this thread wrote before it
+/// to the threads that load it with ocd_load (release).
+static inline void ocd_store(intptr_t *_Nonnull word, intptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
 #endif

@@ -15,11 +15,17 @@ open class NSEntityDescription: CustomStringConvertible {
     public var name: String?
     /// The class instantiated for objects of this entity. Defaults to `NSManagedObject`.
     public var managedObjectClassName: String! = "NSManagedObject" {
-        didSet { cachedObjectClass = nil }
+        didSet {
+            cachedObjectClass = nil
+            finalObjectClass.store(0)
+        }
     }
     /// The Swift class found for ``managedObjectClassName``, once looked up, and how many
     /// modules were known then (a class not found may be found once more are known).
     var cachedObjectClass: (type: NSManagedObject.Type, modulesKnown: Int)?
+    /// The class ``ManagedObjectClasses`` settled on for good, as its metadata's address,
+    /// else 0: read without its lock at every object made for this entity.
+    let finalObjectClass = AtomicWord(0)
     /// Whether Core Data's "Unable to load class named" warning was printed for this entity.
     var warnedMissingClass = false
     /// Xcode's code generation setting from a model file (`class`, `category`, or `nil`

@@ -55,8 +55,14 @@ enum ManagedObjectClasses {
     ///
     /// The answer is kept on the entity (not in a table keyed by its address, which a later
     /// entity can reuse once this one is freed). The lock makes that write safe when
-    /// contexts on several queues materialize objects at once.
+    /// contexts on several queues materialize objects at once. An answer no module noted
+    /// later can change (a class found, or a plain `NSManagedObject` entity) is published
+    /// in ``NSEntityDescription/finalObjectClass`` too, so that every later object of the
+    /// entity finds its class without the lock.
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        let final = entity.finalObjectClass.load()
+        // Class metadata is never freed, so its address stands for the class for good.
+        if final != 0 { return unsafeBitCast(final, to: NSManagedObject.Type.self) }
         lock.lock()
         if let cached = entity.cachedObjectClass, cached.type != NSManagedObject.self || cached.modulesKnown == knownModules.count {
             lock.unlock()
@@ -68,6 +74,11 @@ enum ManagedObjectClasses {
         let resolved = found ?? NSManagedObject.self
         lock.lock()
         entity.cachedObjectClass = (resolved, modulesKnown)
+        // A class found stays the answer (`cachedObjectClass` above says so too); a name
+        // not found may be found in a module noted later, unless it names no class at all.
+        if found != nil || entity.managedObjectClassName == "NSManagedObject" {
+            entity.finalObjectClass.store(unsafeBitCast(resolved, to: Int.self))
+        }
         // An entity whose class Xcode generates ("Class Definition") has its class on Apple
         // platforms; without the generator there is nothing to warn the program about.
         let generated = entity.codeGenerationType == "class"

@@ -22,7 +22,9 @@ import Foundation
 enum SQLDebugLog {
     /// Serializes access to the settings below: stores on different queues log at once.
     private static let lock = NSLock()
-    private static var overrideLevel: Int?
+    /// A test's override of the level, else ``noLevel``; kept without the lock because
+    /// ``level`` reads it at every statement.
+    private static let overrideLevel = AtomicWord(noLevel)
     private static var customSink: ((String) -> Void)?
     /// The level given on the command line, read once.
     private static let launchLevel: Int = level(fromArguments: ProcessInfo.processInfo.arguments)
@@ -41,21 +43,45 @@ enum SQLDebugLog {
     /// domains are copied under a lock), a large part of a look-up by ID; so the level is
     /// kept, with the value stored for the key in the preferences `set` and `removeObject`
     /// write, and read again through `UserDefaults` only when that value changed.
+    ///
+    /// The common case, no override and nothing stored for the key, takes no lock: two
+    /// atomic loads around the read of the stored value (an `NSLock` at every statement was
+    /// a measurable part of a look-up by ID).
     static var level: Int {
+        let override = overrideLevel.load()
+        if override != noLevel { return override }
+        let stored = storedValue.value()
+        if stored == nil {
+            let kept = levelWithNothingStored.load()
+            if kept != noLevel { return kept }
+        }
+        return level(withStored: stored)
+    }
+
+    /// The level for the stored value `stored`: the kept one if it was read at the same
+    /// stored value, else read again through `UserDefaults` and kept.
+    private static func level(withStored stored: AnyObject?) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        if let overrideLevel { return overrideLevel }
-        let stored = storedValue.value()
         if let known = knownLevel, StoredPreference.isSame(stored, known.stored) { return known.level }
         let level = levelFromUserDefaults()
         knownLevel = (level, stored)
+        // Published for the lock-free read only where the check above would find it again
+        // (without CoreFoundation no stored value, not even none, is recognized as the same).
+        levelWithNothingStored.store(stored == nil && StoredPreference.isSame(nil, nil) ? level : noLevel)
         return level
     }
 
     /// The value `UserDefaults.set` stores for the key, watched for changes.
     private static let storedValue = StoredPreference(key: userDefaultsKey)
-    /// The level last read through `UserDefaults`, with the stored value it was read at.
+    /// The level last read through `UserDefaults`, with the stored value it was read at;
+    /// read and written under `lock`.
     private static var knownLevel: (level: Int, stored: AnyObject?)?
+    /// `knownLevel`'s level when it was read with nothing stored, else ``noLevel``: what
+    /// ``level`` returns without the lock while nothing is stored.
+    private static let levelWithNothingStored = AtomicWord(noLevel)
+    /// No level: no override, or no level kept. Levels are never negative.
+    private static let noLevel = Int.min
 
     /// The level `UserDefaults` gives (its argument, stored and registered values), else
     /// the launch argument.
@@ -67,9 +93,7 @@ enum SQLDebugLog {
 
     /// Replaces the launch argument's level; `nil` restores it. For tests.
     static func setLevelOverride(_ level: Int?) {
-        lock.lock()
-        overrideLevel = level
-        lock.unlock()
+        overrideLevel.store(level ?? noLevel)
     }
 
     /// Sends every line to `sink` instead of standard error; `nil` restores standard error.

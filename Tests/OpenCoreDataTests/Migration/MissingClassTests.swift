@@ -49,4 +49,18 @@ final class MissingClassTests: MigrationTestCase {
         XCTAssertTrue(objects[2] is MissingClassParent)
         XCTAssertEqual(log, "CoreData: warning: Unable to load class named 'NoSuchHutClass' for entity 'Hut'.  Class not found, using default NSManagedObject instead.\n")
     }
+
+    /// A class once found is kept on the entity and read without a lock from then on; a new
+    /// `managedObjectClassName` is looked up again.
+    func testTheClassKeptForAnEntityFollowsItsClassName() {
+        let entity = makeEntity("Place")
+        XCTAssertTrue(ManagedObjectClasses.objectClass(for: entity) == NSManagedObject.self)
+        entity.managedObjectClassName = String(reflecting: MissingClassParent.self)
+        XCTAssertTrue(ManagedObjectClasses.objectClass(for: entity) == MissingClassParent.self)
+        XCTAssertTrue(ManagedObjectClasses.objectClass(for: entity) == MissingClassParent.self)
+        entity.managedObjectClassName = "NSManagedObject"
+        XCTAssertTrue(ManagedObjectClasses.objectClass(for: entity) == NSManagedObject.self)
+        entity.managedObjectClassName = String(reflecting: MissingClassParent.self)
+        XCTAssertTrue(ManagedObjectClasses.objectClass(for: entity) == MissingClassParent.self)
+    }
 }
