@@ -333,8 +333,22 @@ extension SavePlan {
                 while start < positions.count {
                     let chunk = positions[start..<min(start + 500, positions.count)]
                     start += chunk.count
-                    let values = chunk.map { publicValue(groups.values[$0], 0) }
-                    conditions.append { try $0.inCondition(keyPath: constraint.names[0], values: values) }
+                    // A string attribute's strings (its public values are the strings
+                    // themselves) go as they are; anything else as `value(forKey:)` gives it.
+                    var strings: [String] = []
+                    if attributes[0]?.attributeType == .stringAttributeType {
+                        strings.reserveCapacity(chunk.count)
+                        for position in chunk {
+                            guard case .string(let string) = groups.values[position] else { break }
+                            strings.append(string)
+                        }
+                    }
+                    if strings.count == chunk.count {
+                        conditions.append { [strings] in try $0.inCondition(keyPath: constraint.names[0], strings: strings) }
+                    } else {
+                        let values = chunk.map { publicValue(groups.values[$0], 0) }
+                        conditions.append { try $0.inCondition(keyPath: constraint.names[0], values: values) }
+                    }
                 }
             } else {
                 for position in positions {
