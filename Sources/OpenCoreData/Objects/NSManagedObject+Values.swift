@@ -407,6 +407,21 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     }
 }
 
+/// ``valueEquals(_:_:)`` of the value in `slot` of `a` and the one in `otherSlot` of `b`,
+/// read where they lie: neither `Any?` is copied out of its slot (a retain and a release
+/// for a string) unless the comparison needs the general path.
+func slotValuesEqual(_ a: PropertyValues, _ slot: Int, _ b: PropertyValues, _ otherSlot: Int) -> Bool {
+    a.withUnsafeSlots { first in
+        b.withUnsafeSlots { second in
+            guard slot < first.count, otherSlot < second.count else {
+                return valueEquals(slot < first.count ? first[slot] : nil, otherSlot < second.count ? second[otherSlot] : nil)
+            }
+            let x = first.baseAddress! + slot, y = second.baseAddress! + otherSlot
+            return exactValuesEqual(x, y) ?? valueEquals(x.pointee, y.pointee)
+        }
+    }
+}
+
 /// Whether the values in two slots are equal, when both hold a value of exactly the same
 /// one of the types ``valueEquals(_:_:)`` compares as themselves, read by
 /// ``ExactValueReader``; nil otherwise (another type, a nil, values of two types, or a

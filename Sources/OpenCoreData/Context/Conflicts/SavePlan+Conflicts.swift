@@ -32,7 +32,14 @@ extension SavePlan {
         }
         let constraints = checkingConstraints ? try constraintConflicts(work, in: store) : []
         if !constraints.isEmpty {
-            try policy.resolve(mergeConflicts: constraints)
+            if type(of: policy) == NSMergePolicy.self {
+                // A built-in policy: what its resolve(mergeConflicts:) does with a list of
+                // constraint conflicts, without making the list an `[Any]` and casting each
+                // element back. A subclass may override either method: it gets the list.
+                try policy.resolve(constraintConflicts: constraints)
+            } else {
+                try policy.resolve(mergeConflicts: constraints)
+            }
             work = currentWork(replacing: work, in: store)
             // A policy of the program's own may leave conflicts standing: the save fails.
             // (The built-in policies settle every conflict they are given.)

@@ -65,13 +65,38 @@ private enum ConstraintValues: Hashable {
     }
 }
 
+/// Values → the group (a position in ``ConstraintGroups``) of the objects that hold them.
+/// A string value (the commonest) is keyed by the `String` itself, hashed and compared
+/// without the enum around it; every other value by its ``ConstraintValues``.
+private struct ConstraintIndex {
+    private var strings: [String: Int]
+    private var others: [ConstraintValues: Int] = [:]
+
+    /// Sized for `capacity` string values at once rather than grown (each growth rehashes).
+    init(capacity: Int) { strings = Dictionary(minimumCapacity: capacity) }
+
+    /// The group of `values`, if one has them.
+    subscript(values: ConstraintValues) -> Int? {
+        if case .string(let string) = values { return strings[string] }
+        return others[values]
+    }
+
+    /// The group of `values`: the one that has them, or `position`, recorded as theirs
+    /// when none has (one hash either way).
+    mutating func group(of values: ConstraintValues, proposing position: Int) -> Int {
+        if case .string(let string) = values { return Self.group(in: &strings[string, default: position]) }
+        return Self.group(in: &others[values, default: position])
+    }
+
+    private static func group(in entry: inout Int) -> Int { entry }
+}
+
 /// One constraint a save checks (its declaring entity and names), with the save's groups
 /// of objects that share its values.
 private struct CheckedConstraint {
     let declaring: NSEntityDescription
     let names: [String]
-    /// Values → the group (a position in ``ConstraintGroups``) of the objects that hold them.
-    var index: [ConstraintValues: Int]
+    var index: ConstraintIndex
     /// This constraint's groups, in the order they were met.
     var positions: [Int] = []
 }
@@ -169,7 +194,7 @@ extension SavePlan {
                         number = constraints.count
                         numbers[key] = number
                         // Sized for every candidate at once rather than grown (each growth rehashes).
-                        constraints.append(CheckedConstraint(declaring: declaring, names: names, index: Dictionary(minimumCapacity: candidates.count)))
+                        constraints.append(CheckedConstraint(declaring: declaring, names: names, index: ConstraintIndex(capacity: candidates.count)))
                     }
                     let slots = names.map { table.slotByName[$0] }
                     return (number, slots.contains(nil) ? nil : slots.map { $0! })
@@ -182,13 +207,11 @@ extension SavePlan {
             for (number, slots) in applicable(to: object.entity) {
                 guard let slots, let values = Self.constraintValues(slots, of: object.state.values) else { continue }
                 let position = groups.count
-                // One hash: the group's position if the values are known, this new one's if not.
-                let found = constraints[number].index.updateValue(position, forKey: values) ?? position
+                let found = constraints[number].index.group(of: values, proposing: position)
                 if found == position {
                     groups.append(constraint: number, values: values, object: object)
                     constraints[number].positions.append(position)
                 } else {
-                    constraints[number].index[values] = found  // keep the first group's position
                     if groups.others[found] == nil { groups.others[found] = [object] } else { groups.others[found]!.append(object) }
                 }
             }
@@ -206,22 +229,38 @@ extension SavePlan {
         context.reserveRegistryCapacity(additional: storedRows.count, in: store)
         var conflicts: [NSConstraintConflict] = []
         conflicts.reserveCapacity(conflicting.count)
+        // The snapshots of one inserted object (an empty one), the usual conflict's: one
+        // array shared by every such conflict rather than one made for each.
+        let oneInsertedSnapshot: [[AnyHashable: Any]] = [[:]]
         for position in conflicting {
-            let databaseObject = groups.row[position].flatMap { _ in cachedRows.next() }.map { context.object(for: $0.key, in: store) }
+            let databaseObject = groups.row[position].flatMap { _ in cachedRows.next() }.map { storedObject(for: $0, in: store) }
             let objects = groups.objects(position)
-            // The database snapshot is made from databaseRow when first asked for.
-            let conflict = NSConstraintConflict(
-                constraint: constraints[groups.constraint[position]].names, database: databaseObject, conflicting: objects,
-                conflictingSnapshots: objects.map { object -> [AnyHashable: Any] in
+            let snapshots = objects.count == 1 && objects[0].state.isInserted
+                ? oneInsertedSnapshot
+                : objects.map { object -> [AnyHashable: Any] in
                     guard !object.state.isInserted, let snapshot = object.state.snapshot else { return [:] }
                     var keyed: [AnyHashable: Any] = [:]
                     for (name, value) in snapshotDictionary(of: snapshot, owner: object) { keyed[name] = value }
                     return keyed
-                })
+                }
+            // The database snapshot is made from databaseRow when first asked for.
+            let conflict = NSConstraintConflict(
+                constraint: constraints[groups.constraint[position]].names, database: databaseObject, conflicting: objects,
+                conflictingSnapshots: snapshots)
             conflict.databaseRow = groups.row[position]
             conflicts.append(conflict)
         }
         return conflicts
+    }
+
+    /// The object of a stored row a conflict meets (`cached`, the row cache's row for it):
+    /// the registered one, or a new fault made from the row (which names its entity, so
+    /// its ID needs no look-up by entity number). A fault holds the row, so that firing it
+    /// (the merge reads its values) takes this row without searching the cache.
+    private func storedObject(for cached: StoreRow, in store: NSPersistentStore) -> NSManagedObject {
+        let object = context.object(for: cached, in: store)
+        if object.state.isFault { object.state.heldRow = cached }
+        return object
     }
 
     /// Whether the save has an object that ``constraintConflicts(_:in:)`` checks.
@@ -255,7 +294,13 @@ extension SavePlan {
 
     /// The stored values in `slots` of `values`, hashable; `nil` when one is nil.
     private static func constraintValues(_ slots: [Int], of values: PropertyValues) -> ConstraintValues? {
-        if slots.count == 1 { return ConstraintValues(one: values[slots[0]]) }
+        if slots.count == 1 {
+            // A Swift string read where it lies: no copy of the slot's `Any?`, no runtime cast.
+            let slot = slots[0]
+            let string = values.withUnsafeSlots { slots in slot < slots.count ? ExactValueReader.read(slots.baseAddress! + slot, as: String.self) : nil }
+            if let string { return .string(string) }
+            return ConstraintValues(one: values[slot])
+        }
         var result: [AnyHashable] = []
         result.reserveCapacity(slots.count)
         for slot in slots {
@@ -288,8 +333,22 @@ extension SavePlan {
                 while start < positions.count {
                     let chunk = positions[start..<min(start + 500, positions.count)]
                     start += chunk.count
-                    let values = chunk.map { publicValue(groups.values[$0], 0) }
-                    conditions.append { try $0.inCondition(keyPath: constraint.names[0], values: values) }
+                    // A string attribute's strings (its public values are the strings
+                    // themselves) go as they are; anything else as `value(forKey:)` gives it.
+                    var strings: [String] = []
+                    if attributes[0]?.attributeType == .stringAttributeType {
+                        strings.reserveCapacity(chunk.count)
+                        for position in chunk {
+                            guard case .string(let string) = groups.values[position] else { break }
+                            strings.append(string)
+                        }
+                    }
+                    if strings.count == chunk.count {
+                        conditions.append { [strings] in try $0.inCondition(keyPath: constraint.names[0], strings: strings) }
+                    } else {
+                        let values = chunk.map { publicValue(groups.values[$0], 0) }
+                        conditions.append { try $0.inCondition(keyPath: constraint.names[0], values: values) }
+                    }
                 }
             } else {
                 for position in positions {

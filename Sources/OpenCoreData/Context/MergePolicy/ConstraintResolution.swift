@@ -186,8 +186,8 @@ enum ConstraintResolution {
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
+                if slotValuesEqual(source.state.values, slot, target.state.values, targetSlot) { return }
                 let value = source.state.values[slot]
-                if valueEquals(value, target.state.values[targetSlot]) { return }
                 if plain, target.storesAsGiven(value, slot: targetSlot) {
                     target.setStoredAttributeValue(value, slot: targetSlot, forKey: name)
                 } else {
