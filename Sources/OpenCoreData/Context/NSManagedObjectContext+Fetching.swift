@@ -121,7 +121,7 @@ extension NSManagedObjectContext {
         guard let name = request.entityName else {
             raiseCoreDataException(.internalInconsistency, "executeFetchRequest:error: A fetch request must have an entity.")
         }
-        guard let entity = persistentStoreCoordinator?.managedObjectModel.entitiesByName[name] else {
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: name) else {
             raiseCoreDataException(.internalInconsistency, "NSFetchRequest could not locate an NSEntityDescription for entity name '\(name)'")
         }
         return entity

@@ -37,6 +37,6 @@ extension NSFetchRequest {
     /// The entity of the request, from the request or by name from `model`.
     func resolvedEntity(in model: NSManagedObjectModel?) -> NSEntityDescription? {
         if let entity { return entity }
-        return entityName.flatMap { model?.entitiesByName[$0] }
+        return entityName.flatMap { model?.entity(named: $0) }
     }
 }

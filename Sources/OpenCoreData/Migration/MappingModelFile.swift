@@ -155,8 +155,8 @@ enum MappingModelFile {
             mapping.name = name
             mapping.sourceEntityName = object.string("sourcename")
             mapping.destinationEntityName = object.string("destinationname")
-            let sourceEntity = mapping.sourceEntityName.flatMap { source?.entitiesByName[$0] }
-            let destinationEntity = mapping.destinationEntityName.flatMap { destination?.entitiesByName[$0] }
+            let sourceEntity = mapping.sourceEntityName.flatMap { source?.entity(named: $0) }
+            let destinationEntity = mapping.destinationEntityName.flatMap { destination?.entity(named: $0) }
             mapping.sourceEntityVersionHash = sourceEntity?.versionHash
             mapping.destinationEntityVersionHash = destinationEntity?.versionHash
             mapping.mappingType = mappingType(object.string("mappingtypename"), source: mapping.sourceEntityName, destination: mapping.destinationEntityName,

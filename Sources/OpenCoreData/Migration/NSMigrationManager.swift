@@ -141,11 +141,11 @@ open class NSMigrationManager {
 
     /// The source entity of an entity mapping.
     open func sourceEntity(for mapping: NSEntityMapping) -> NSEntityDescription? {
-        mapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
+        mapping.sourceEntityName.flatMap { sourceModel.entity(named: $0) }
     }
 
     /// The destination entity of an entity mapping.
     open func destinationEntity(for mapping: NSEntityMapping) -> NSEntityDescription? {
-        mapping.destinationEntityName.flatMap { destinationModel.entitiesByName[$0] }
+        mapping.destinationEntityName.flatMap { destinationModel.entity(named: $0) }
     }
 }

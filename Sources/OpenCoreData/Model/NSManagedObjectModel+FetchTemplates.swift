@@ -64,7 +64,7 @@ extension NSManagedObjectModel {
         if let stored = fetchRequestTemplates[name] as? NSFetchRequest<NSFetchRequestResult> { return stored }
         guard let source = fetchRequestTemplateSources[name] else { return nil }
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: source.entityName)
-        if let entity = entitiesByName[source.entityName] { request.entity = entity }
+        if let entity = entity(named: source.entityName) { request.entity = entity }
         if let format = source.predicateFormat, !format.isEmpty {
             request.predicate = NSPredicate(format: format, argumentArray: nil)
         }

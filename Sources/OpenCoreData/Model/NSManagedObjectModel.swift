@@ -43,6 +43,15 @@ open class NSManagedObjectModel: CustomStringConvertible {
         Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// The entity ``entitiesByName`` has for `name` (the first of that name), found without
+    /// building that dictionary: the look-up behind every `insertNewObject(forEntityName:into:)`
+    /// and every fetch request made by entity name, where building it was a dictionary and
+    /// an array allocated, filled and freed per call.
+    func entity(named name: String) -> NSEntityDescription? {
+        for entity in entityList where entity.name == name { return entity }
+        return nil
+    }
+
     /// The names of the model's configurations.
     public var configurations: [String] { configurationMembers.keys.sorted() }
 

@@ -3,7 +3,7 @@ import Foundation
 extension NSEntityDescription {
     /// The entity named `entityName` in the model of `context`'s coordinator.
     public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
-        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
+        context.persistentStoreCoordinator?.managedObjectModel.entity(named: entityName)
     }
 
     /// Creates an object of the entity named `entityName`, of the class the model names,

@@ -173,7 +173,7 @@ open class NSPersistentStoreCoordinator {
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, parts[1].hasPrefix("p"), let primaryKey = Int64(parts[1].dropFirst()) else { return nil }
         guard let store = persistentStores.first(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame }),
-            let entity = managedObjectModel.entitiesByName[parts[0]]
+            let entity = managedObjectModel.entity(named: parts[0])
         else { return nil }
         return NSManagedObjectID(store: store, key: StoreKey(entityNumber: store.engine.entityNumber(for: entity), primaryKey: primaryKey), entity: entity)
     }

@@ -65,7 +65,7 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest {
     /// The entity, from the request or from `model`.
     func entity(in model: NSManagedObjectModel) -> NSEntityDescription {
         if let resolvedEntity { return resolvedEntity }
-        guard let found = model.entitiesByName[entityName] else {
+        guard let found = model.entity(named: entityName) else {
             raiseCoreDataException(.invalidArgument, "NSBatchUpdateRequest could not locate an NSEntityDescription for entity name '\(entityName)'")
         }
         resolvedEntity = found

@@ -49,8 +49,8 @@ struct SQLiteMigrationPlan {
             case .customEntityMappingType, .undefinedEntityMappingType: return nil
             }
             guard let sourceName = entityMapping.sourceEntityName, let destinationName = entityMapping.destinationEntityName,
-                let oldEntity = source.entitiesByName[sourceName].flatMap(oldSchema.entity),
-                let newEntity = destination.entitiesByName[destinationName].flatMap(newSchema.entity),
+                let oldEntity = source.entity(named: sourceName).flatMap(oldSchema.entity),
+                let newEntity = destination.entity(named: destinationName).flatMap(newSchema.entity),
                 seenOld.insert(oldEntity.number).inserted, seenNew.insert(newEntity.number).inserted
             else { return nil }
             moves.append(Move(old: oldEntity, new: newEntity, mapping: entityMapping))
