@@ -92,7 +92,7 @@ class StoreTestCase: XCTestCase {
     }
 
     /// A new row of `entity` with keys reserved from the engine.
-    func newRow(_ engine: SQLiteStoreEngine, _ entity: NSEntityDescription, _ attributes: [String: Any] = [:], toOne: [String: StoreKey] = [:]) throws -> StoreRow {
+    func newRow(_ engine: SQLiteStoreEngine, _ entity: NSEntityDescription, _ attributes: [String: Any] = [:], toOne: ToOneKeys = [:]) throws -> StoreRow {
         let pk = try engine.allocatePrimaryKeys(for: entity, count: 1).lowerBound
         return StoreRow(key: StoreKey(entityNumber: engine.entityNumber(for: entity), primaryKey: pk), entity: entity, version: 1, attributes: attributes, toOne: toOne)
     }

@@ -237,7 +237,7 @@ final class SavePlan {
                 if let value = object.state.values[slot] { attributes[slot] = value }
             }
         }
-        var toOne: [String: StoreKey] = [:]
+        var toOne = ToOneKeys()
         for relationship in table.relationships where !relationship.isToMany && !relationship.isTransient {
             if object.state.hasLoaded(relationship) {
                 if let destination = object.state.values[relationship.name] as? NSManagedObject, let destinationKey = self.key(of: destination) {

@@ -191,7 +191,7 @@ final class IncrementalStoreEngine: PersistentStoreEngine {
         guard let store else { throw coreDataError(NSPersistentStoreOperationError) }
         let table = entity.propertyTable
         var attributes = PropertyValues(table: table)
-        var toOne: [String: StoreKey] = [:]
+        var toOne = ToOneKeys()
         let values = node.allValues
         for property in entity.properties where !property.isTransient {
             if let attribute = property as? NSAttributeDescription {

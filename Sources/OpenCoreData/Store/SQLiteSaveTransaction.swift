@@ -40,8 +40,10 @@ final class SQLiteSaveTransaction {
         /// save usually change the same properties, and comparing two slot sets costs less
         /// than finding the columns and hashing their positions for every row.
         var lastUpdate: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)?
-        var delete: SQLiteStatement?
-        var versionedDelete: SQLiteStatement?
+        /// The DELETE statements, plain and with the version test. (Not checked for
+        /// overlapping access at run time: each deleted row passes one to `prepared`.)
+        @exclusivity(unchecked) var delete: SQLiteStatement?
+        @exclusivity(unchecked) var versionedDelete: SQLiteStatement?
 
         init(mapped: StoreEntity, plan: WritePlan) {
             self.mapped = mapped
@@ -225,23 +227,25 @@ final class SQLiteSaveTransaction {
     func delete(_ key: StoreKey, expectedVersion: Int64?) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: key.entityNumber)
-        let plan = writer.plan
-        if !plan.externalColumns.isEmpty, let stored = try externalColumns(of: writer.mapped, plan: plan, key: key.primaryKey, version: expectedVersion) {
+        // The plan's fields read where they lie: a copy of the whole plan per row retained
+        // and released every string and array in it (0.9 % of a cascade through 100,000).
+        if !writer.plan.externalColumns.isEmpty,
+           let stored = try externalColumns(of: writer.mapped, plan: writer.plan, key: key.primaryKey, version: expectedVersion) {
             for bytes in stored.values { bytes.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
         }
         try history?.recordDelete(key)
         let statement: SQLiteStatement
         if let expectedVersion {
-            statement = try prepared(&writer.versionedDelete, plan.versionedDeleteSQL)
+            statement = try prepared(&writer.versionedDelete, writer.plan.versionedDeleteSQL)
             statement.bindKey(key.primaryKey, at: 1)
             statement.bindKey(expectedVersion, at: 2)
         } else {
-            statement = try prepared(&writer.delete, plan.deleteSQL)
+            statement = try prepared(&writer.delete, writer.plan.deleteSQL)
             statement.bindKey(key.primaryKey, at: 1)
         }
         try statement.execute()
         let deleted = statement.changes == 1
-        for sql in plan.unlinkSQL {
+        for sql in writer.plan.unlinkSQL {
             try database.withStatement(sql) { unlink in
                 unlink.bindKey(key.primaryKey, at: 1)
                 try unlink.execute()

@@ -244,7 +244,7 @@ extension SQLiteStoreEngine {
             guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: external) else { continue }
             attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
         }
-        var toOne: [String: StoreKey] = [:]
+        var toOne = ToOneKeys()
         for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {
             let result = plan.resultColumn[column]
             guard result >= 0, !statement.isNull(result) else { continue }

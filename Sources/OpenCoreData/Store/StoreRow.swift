@@ -34,8 +34,9 @@ final class StoreRow {
     /// written only by the code that makes or updates the row.
     @exclusivity(unchecked) var attributes: PropertyValues
     /// Each to-one relationship (including the to-one side of one-to-many) whose foreign
-    /// key is not NULL.
-    var toOne: [String: StoreKey]
+    /// key is not NULL. Not checked for overlapping access at run time, as `attributes`:
+    /// the delete rules read it once per object they reach.
+    @exclusivity(unchecked) var toOne: ToOneKeys
     /// When the row was read from (or written to) the store, in seconds of system uptime:
     /// what a context's `stalenessInterval` is measured against.
     let timestamp: TimeInterval
@@ -49,7 +50,7 @@ final class StoreRow {
 
     /// A row read or written now, or at `timestamp` (a fetch reads the clock once for all
     /// its rows).
-    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: [String: StoreKey],
+    init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: PropertyValues, toOne: ToOneKeys,
          timestamp: TimeInterval = ProcessInfo.processInfo.systemUptime) {
         self.timestamp = timestamp
         self.key = key
@@ -60,7 +61,7 @@ final class StoreRow {
     }
 
     /// A row with its attribute values by name, for batch inserts and tests.
-    convenience init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: [String: Any], toOne: [String: StoreKey]) {
+    convenience init(key: StoreKey, entity: NSEntityDescription, version: Int64, attributes: [String: Any], toOne: ToOneKeys) {
         self.init(key: key, entity: entity, version: version, attributes: PropertyValues(table: entity.propertyTable, named: attributes), toOne: toOne)
     }
 }
