@@ -10,11 +10,14 @@ struct PaddedKeyChunk {
     let size: Int
 
     /// `?, ?, …`, one per placeholder.
-    var placeholders: String { Self.placeholderLists[SelectPlan.batchSizes.firstIndex(of: size)!] }
+    var placeholders: String {
+        if let index = SelectPlan.batchSizes.firstIndex(of: size) { return Self.placeholderLists[index] }
+        return SQLPlaceholders.list(size)
+    }
 
     /// The placeholder list of each batch size, made once: joining 512 strings for every
     /// statement cost 1.5 % of a cascade through 100,000 objects.
-    private static let placeholderLists = SelectPlan.batchSizes.map { Array(repeating: "?", count: $0).joined(separator: ", ") }
+    private static let placeholderLists = SelectPlan.batchSizes.map(SQLPlaceholders.list)
 
     /// The distinct `keys`, sorted, cut into chunks of at most the largest batch size.
     static func chunks(of keys: [Int64]) -> [PaddedKeyChunk] {

@@ -23,7 +23,7 @@ extension SQLiteStoreEngine {
             while start < primaryKeys.count {
                 let chunk = primaryKeys[start..<min(start + 500, primaryKeys.count)]
                 start += chunk.count
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let marks = SQLPlaceholders.list(chunk.count)
                 try database.withStatement("SELECT Z_PK, Z_OPT FROM \(table) WHERE Z_PK IN (\(marks))") { statement in
                     statement.silence()
                     for (offset, primaryKey) in chunk.enumerated() { statement.bindKey(primaryKey, at: Int32(offset + 1)) }

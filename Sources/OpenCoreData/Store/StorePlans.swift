@@ -121,7 +121,7 @@ struct StorePlans {
         let select = "SELECT \(parts.joined(separator: ", ")) FROM \(table.name) t0"
         var byKeys: [Int: String] = [:]
         for size in SelectPlan.batchSizes {
-            byKeys[size] = select + " WHERE t0.Z_PK IN (" + Array(repeating: "?", count: size).joined(separator: ", ") + ")"
+            byKeys[size] = select + " WHERE t0.Z_PK IN (" + SQLPlaceholders.list(size) + ")"
         }
         let plan = SelectPlan(
             selectSQL: select, byKeySQL: select + " WHERE t0.Z_PK = ?", byKeysSQL: byKeys, resultColumn: resultColumn,
@@ -154,7 +154,7 @@ struct StorePlans {
         let columns = byColumn.keys.sorted()
         let names = columns.map { table.columns[$0].name }
         let insertColumns = (["Z_PK", "Z_ENT", "Z_OPT"] + names).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: names.count + 3).joined(separator: ", ")
+        let placeholders = SQLPlaceholders.list(names.count + 3)
         let plan = WritePlan(
             tableName: table.name,
             insertSQL: "INSERT INTO \(table.name)(\(insertColumns)) VALUES(\(placeholders))",

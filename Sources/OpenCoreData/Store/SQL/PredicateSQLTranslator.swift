@@ -522,7 +522,7 @@ final class PredicateSQLTranslator {
         if !binds.isEmpty {
             var all = leftSQL.binds
             all.append(contentsOf: binds)
-            tests.append(SQLFragment(" \(leftSQL.sql) IN (\(Self.placeholders(binds.count)))", all, nullable: left.isNullable))
+            tests.append(SQLFragment(" \(leftSQL.sql) IN (\(SQLPlaceholders.list(binds.count)))", all, nullable: left.isNullable))
         }
         if hasNil { tests.append(SQLFragment(" " + test + " IS NULL", leftSQL.binds)) }
         return tests.isEmpty ? known(false, left) : .compound(tests, and: false)
@@ -541,23 +541,7 @@ final class PredicateSQLTranslator {
         var all = leftSQL.binds
         all.reserveCapacity(all.count + strings.count)
         for string in strings { all.append(.text(string)) }
-        return .compound([SQLFragment(" \(leftSQL.sql) IN (\(placeholders(strings.count)))", all, nullable: nullable)], and: false)
-    }
-
-    /// `?, ?, …, ?`: `count` placeholders (at least one), written byte by byte into a
-    /// string made at its final size (appending `"?, "` cost about 700 instructions a time).
-    private static func placeholders(_ count: Int) -> String {
-        let length = 3 * count - 2
-        return String(unsafeUninitializedCapacity: length) { bytes in
-            for start in stride(from: 0, to: length, by: 3) {
-                bytes[start] = UInt8(ascii: "?")
-                if start + 1 < length {
-                    bytes[start + 1] = UInt8(ascii: ",")
-                    bytes[start + 2] = UInt8(ascii: " ")
-                }
-            }
-            return length
-        }
+        return .compound([SQLFragment(" \(leftSQL.sql) IN (\(SQLPlaceholders.list(strings.count)))", all, nullable: nullable)], and: false)
     }
 
     /// `answer` for every row, except unknown where one of `sides` (those that may be
