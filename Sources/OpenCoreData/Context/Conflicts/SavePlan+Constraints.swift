@@ -88,6 +88,9 @@ private struct ConstraintIndex {
         return Self.group(in: &others[values, default: position])
     }
 
+    /// The entry a `[key, default: position]` access found, or inserted as `position`:
+    /// passing it `inout` is what makes the dictionary insert the default, with the one
+    /// hash of the access (`updateValue` would hash again to put back a found group).
     private static func group(in entry: inout Int) -> Int { entry }
 }
 
