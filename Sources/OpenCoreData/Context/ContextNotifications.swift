@@ -111,12 +111,28 @@ extension NSManagedObjectContext {
         ])
     }
 
-    /// The IDs of `objects`, hashed straight into a set of their size (no array of IDs first).
+    /// The IDs of `objects`, hashed straight into a roomy set (no array of IDs first; see
+    /// ``Swift/Set/init(roomy:)``).
     private static func objectIDs(of objects: [NSManagedObject]) -> Set<NSManagedObjectID> {
-        var ids = Set<NSManagedObjectID>(minimumCapacity: objects.count)
+        var ids = Set<NSManagedObjectID>(minimumCapacity: Set<NSManagedObjectID>.roomyCapacity(for: objects.count))
         for object in objects { ids.insert(object.objectID) }
         return ids
     }
+}
+
+extension Set {
+    /// A set of `elements` in a table twice the size `Set(_:)` gives it, for the sets of
+    /// objects and IDs the notifications report. Their elements are `NSObject`s, whose
+    /// `==` is `isEqual(_:)`, a cast from `Any?`: each occupied slot a new element's probe
+    /// meets costs one. At a quarter full or so rather than up to three quarters, few
+    /// probes meet one (a 10,000-object save made 1.2 such comparisons per object before).
+    init(roomy elements: [Element]) {
+        self.init(minimumCapacity: Self.roomyCapacity(for: elements.count))
+        for element in elements { insert(element) }
+    }
+
+    /// The capacity to ask for a roomy set of `count` elements.
+    static func roomyCapacity(for count: Int) -> Int { count * 2 }
 }
 
 /// The sets of objects the save's objects-did-change notification reported, by key, kept
@@ -139,6 +155,6 @@ struct ReportedChangeSets {
             zip(reported.objects, objects).allSatisfy({ $0 === $1 }) {
             return reported.set
         }
-        return Set(objects)
+        return Set(roomy: objects)
     }
 }

@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         var userInfo: [AnyHashable: Any] = [:]
         for (key, objects) in [(NSInsertedObjectsKey, inserted), (NSUpdatedObjectsKey, updated), (NSDeletedObjectsKey, deleted),
                                (NSRefreshedObjectsKey, refreshed), (NSInvalidatedObjectsKey, invalidated)] where !objects.isEmpty {
-            let set = Set(objects)
+            let set = Set(roomy: objects)
             userInfo[key] = set
             // A save's did-save notification may report the same objects (see postDidSaveNotifications).
             if isSaving { reportedChangeSets.record(objects, in: set, as: key) }
