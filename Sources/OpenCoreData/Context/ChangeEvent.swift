@@ -42,15 +42,17 @@ struct ChangeEvent {
 
 /// The values an object's properties had before their first change in the current event,
 /// by slot. The first is kept inline: most events change one property of an object, and
-/// a bulk update then allocates nothing per object.
+/// a bulk update then allocates nothing per object. The others go in a short list, looked
+/// through slot by slot: an event changes few properties of one object, and a merge that
+/// set two or three of each of 5,000 objects made a dictionary for each before.
 struct EventOldValues {
     private var firstSlot = -1
     private var firstValue: Any?
-    private var others: [Int: Any?]?
+    private var others: [(slot: Int, value: Any?)]?
 
     /// Whether the value of `slot` is recorded.
     func contains(_ slot: Int) -> Bool {
-        slot == firstSlot || others?.index(forKey: slot) != nil
+        slot == firstSlot || others?.contains { $0.slot == slot } == true
     }
 
     /// Records `value` as the old value of `slot` (which must not be recorded yet).
@@ -58,15 +60,16 @@ struct EventOldValues {
         if firstSlot < 0 {
             firstSlot = slot
             firstValue = value
+        } else if others == nil {
+            others = [(slot, value)]
         } else {
-            others = others ?? [:]
-            others![slot] = .some(value)
+            others!.append((slot, value))
         }
     }
 
-    /// Every recorded slot with its old value.
+    /// Every recorded slot with its old value, in the order recorded.
     var all: [(slot: Int, value: Any?)] {
         guard firstSlot >= 0 else { return [] }
-        return [(firstSlot, firstValue)] + (others ?? [:]).map { (slot: $0.key, value: $0.value) }
+        return [(firstSlot, firstValue)] + (others ?? [])
     }
 }
