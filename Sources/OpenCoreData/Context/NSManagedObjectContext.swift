@@ -353,7 +353,9 @@ open class NSManagedObjectContext {
             updated.remove(object)
             noteEventDeletion(of: object)
             object.prepareForDeletion()
-            unsavedDeletions.append(object)
+            // Not deleted until now, so not waiting in the queue (it only ever holds
+            // deleted objects, until their rules run): no position to hash and remove again.
+            unsavedDeletions.appendNew(object)
             processUnsavedDeletions()
             return
         }
