@@ -92,9 +92,11 @@ open class NSManagedObjectContext {
     @exclusivity(unchecked) var updated = ObjectList()
     @exclusivity(unchecked) var deleted = ObjectList()
     /// Deleted objects whose delete rules have not run yet.
-    var deletionsToProcess = ObjectList()
+    /// (Not checked for overlapping access at run time either, as the lists above: each
+    /// deletion touches one, and only the context's queue does.)
+    @exclusivity(unchecked) var deletionsToProcess = ObjectList()
     /// Deleted objects that were never saved, waiting for their delete rules.
-    var unsavedDeletions = ObjectList()
+    @exclusivity(unchecked) var unsavedDeletions = ObjectList()
     private var isProcessingUnsavedDeletions = false
     /// True from the start of ``save()`` until its did-save notification: a `save()` in
     /// between is refused (see `recursiveSaveError`).
