@@ -318,11 +318,18 @@ extension NSManagedObject {
     }
 
     /// Records that the property in `slot` changed, so the context saves the object.
-    /// (Callers that store a value call ``willMutate(slot:)`` first.)
+    /// (Callers that store a value call ``willMutate(slot:)`` first.) The bits inline, the
+    /// object's first change, which tells the context, apart.
+    @inline(__always)
     func noteChange(slot: Int) {
         state.lastChangedSlot = slot
         state.changedSlots.insert(slot)
-        guard !state.isUpdated else { return }
+        if !state.isUpdated { noteFirstChange() }
+    }
+
+    /// Marks the object updated and tells its context, at its first change since a save.
+    @inline(never)
+    private func noteFirstChange() {
         state.isUpdated = true
         managedObjectContext?.objectDidChange(self)
     }
