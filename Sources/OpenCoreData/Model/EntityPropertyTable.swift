@@ -94,9 +94,17 @@ final class EntityPropertyTable {
 }
 
 extension NSEntityDescription {
-    /// This entity's ``EntityPropertyTable``.
+    /// This entity's ``EntityPropertyTable``. The cached table inline, the building apart:
+    /// every object made and saved asks.
+    @inline(__always)
     var propertyTable: EntityPropertyTable {
         if let cached = cachedPropertyTable { return cached }
+        return makePropertyTable()
+    }
+
+    /// Builds the entity's table, and keeps it once the model is frozen.
+    @inline(never)
+    private func makePropertyTable() -> EntityPropertyTable {
         let table = EntityPropertyTable(entity: self)
         if managedObjectModel?.isEditable == false {
             cachedPropertyTable = table

@@ -24,6 +24,26 @@ enum ExactValueReader {
         layoutHolds ? unchecked(slot, as: type) : nil
     }
 
+    /// Whether the `Any?` in `slot` is nil: its metadata word is zero (checked with the
+    /// layout), read without the runtime's generic test of an optional's case.
+    @inline(__always)
+    static func isNil(_ slot: UnsafePointer<Any?>) -> Bool {
+        guard layoutHolds else { return slot.pointee == nil }
+        return UnsafeRawPointer(slot).load(fromByteOffset: metadataOffset, as: UnsafeRawPointer?.self) == nil
+    }
+
+    /// Deinitializes the `Any?` in `slot`: nothing to do for a nil, and a value is
+    /// destroyed as the `Any` it holds. Destroying through `Any?` asks the runtime for the
+    /// optional's case first, through generic witnesses (most of the cost of freeing a
+    /// slot, 40 to 60 instructions).
+    @inline(__always)
+    static func deinitialize(_ slot: UnsafeMutablePointer<Any?>) {
+        guard layoutHolds else { slot.deinitialize(count: 1); return }
+        guard !isNil(slot) else { return }
+        // A present `Any?` is its `Any`, in the same four words (see above).
+        slot.withMemoryRebound(to: Any.self, capacity: 1) { _ = $0.deinitialize(count: 1) }
+    }
+
     /// Where the metadata word lies: after the three-word buffer.
     private static let metadataOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
 
@@ -33,12 +53,22 @@ enum ExactValueReader {
 
     /// Whether the layout described above is the one this program runs with.
     static let layoutHolds: Bool = {
-        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<UnsafeRawPointer>.stride else { return false }
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<UnsafeRawPointer>.stride,
+            MemoryLayout<Any>.size == MemoryLayout<Any?>.size, nilHasNoMetadata()
+        else { return false }
         return probe(Int16(-12_345)) && probe(Int32(-1_234_567)) && probe(Int64.min + 7)
             && probe(true) && probe(false) && probe(-2.5e300) && probe(Float(3.25))
             && probe(Date(timeIntervalSinceReferenceDate: 123_456.75))
             && probe("short") && probe(String(repeating: "a heap-allocated string, ", count: 4))
     }()
+
+    /// Whether a nil `Any?` has a zero metadata word (what ``isNil(_:)`` reads).
+    private static func nilHasNoMetadata() -> Bool {
+        var empty: Any? = nil
+        var present: Any? = 0
+        return withUnsafePointer(to: &empty) { UnsafeRawPointer($0).load(fromByteOffset: metadataOffset, as: UnsafeRawPointer?.self) == nil }
+            && withUnsafePointer(to: &present) { UnsafeRawPointer($0).load(fromByteOffset: metadataOffset, as: UnsafeRawPointer?.self) != nil }
+    }
 
     /// Whether `value` reads back through an `Any?` as itself, and another type's value
     /// does not read as one of its type.

@@ -34,14 +34,11 @@ extension NSManagedObject {
     /// (a string for a number, say) stops the program with Core Data's message.
     func kvcSetValue(_ value: Any?, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
-        let table = state.values.table
-        let slot = slotSetNext(forKey: key, in: table)
-        let property = table.all[slot]
+        let (slot, plainAttributeType) = setterSlot(forKey: key)
         // The usual case first: a plain attribute handed a value of the very Swift type it
         // stores (a String for a string attribute) stores it as given, without the casts
         // that tell the kind of property and convert the value, each a dynamic cast.
-        if type(of: property) == NSAttributeDescription.self {
-            let attributeType = unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
+        if let attributeType = plainAttributeType {
             // Read where it lies when it is one of the types ExactValueReader knows: copied
             // as its own type, not through the runtime's copy of an `Any?` and a type query.
             if let exact = AttributeValues.exactStoredCopy(of: value, for: attributeType) {
@@ -54,6 +51,7 @@ extension NSManagedObject {
                 return
             }
         }
+        let property = state.values.table.all[slot]
         if let relationship = property as? NSRelationshipDescription {
             setRelationshipValue(value, for: relationship)
             return
@@ -89,14 +87,22 @@ extension NSManagedObject {
     /// Stores an attribute's value set through key-value coding, between the change
     /// notifications: what storePrimitiveValue does for an attribute, `stored` being
     /// already unwrapped, converted and free of NSNull.
+    ///
+    /// An object of `NSManagedObject` itself (not of a subclass, which may override them)
+    /// skips the calls to `willChangeValue(forKey:)` and `didChangeValue(forKey:)`: theirs
+    /// are the base class's, whose work is done here anyway (the first loads a fault, as
+    /// the next line does; the second records the key that `noteChange(slot:)` has just
+    /// recorded), and the two dynamic calls and the name comparison were a sixth of
+    /// setting a value.
     @inline(__always)
     private func storeAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
-        willChangeValue(forKey: key)
+        let announces = type(of: self) != NSManagedObject.self
+        if announces { willChangeValue(forKey: key) }
         fulfillFaultIfNeeded()
         willMutate(slot: slot)
         state.values[slot] = consume stored
         noteChange(slot: slot)
-        didChangeValue(forKey: key)
+        if announces { didChangeValue(forKey: key) }
     }
 
     /// Follows a dotted key path (`"trail.region"`) through to-one relationships, mapping
@@ -214,6 +220,23 @@ extension NSManagedObject {
         return table.all[slot(forKey: key, in: table, accessing: accessing)]
     }
 
+    /// The slot of the property named `key`, for ``kvcSetValue(_:forKey:)``, and the type of
+    /// the attribute there when it is a plain attribute (not a composite, derived or other
+    /// subclass, nor a relationship or fetched property).
+    ///
+    /// The table is borrowed without retaining it (two retains and releases per value set,
+    /// of the table and of its array of properties): it is used only here, before anything
+    /// runs that could replace the object's table, and the object holds it meanwhile.
+    @inline(__always)
+    private func setterSlot(forKey key: String) -> (slot: Int, plainAttributeType: NSAttributeType?) {
+        Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in
+            let slot = slotSetNext(forKey: key, in: table)
+            let property = table.all[slot]
+            guard type(of: property) == NSAttributeDescription.self else { return (slot, nil) }
+            return (slot, unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+        }
+    }
+
     /// The slot of the property named `key` in `table`, for a setter: the slot after the
     /// one changed last is tried first, by name (code that sets an object's properties one
     /// after another usually follows the model's order), and only then the table by key.
@@ -251,9 +274,17 @@ extension NSManagedObject {
         state.lastChangedSlot = -1
     }
 
-    /// Loads the object's values when it is a fault.
+    /// Loads the object's values when it is a fault. The test inline, the loading apart:
+    /// every value set and read asks, and a call that saves registers for the loading's
+    /// sake cost more than the test.
+    @inline(__always)
     func fulfillFaultIfNeeded() {
-        guard state.isFault else { return }
+        if state.isFault { loadFaultedValues() }
+    }
+
+    /// Loads the object's values, a fault's.
+    @inline(never)
+    private func loadFaultedValues() {
         guard let context = managedObjectContext else {
             if state.isInvalidated {
                 raiseCoreDataException(.objectInaccessible, "CoreData could not fulfill a fault for '\(objectID)'")
@@ -287,11 +318,18 @@ extension NSManagedObject {
     }
 
     /// Records that the property in `slot` changed, so the context saves the object.
-    /// (Callers that store a value call ``willMutate(slot:)`` first.)
+    /// (Callers that store a value call ``willMutate(slot:)`` first.) The bits inline, the
+    /// object's first change, which tells the context, apart.
+    @inline(__always)
     func noteChange(slot: Int) {
         state.lastChangedSlot = slot
         state.changedSlots.insert(slot)
-        guard !state.isUpdated else { return }
+        if !state.isUpdated { noteFirstChange() }
+    }
+
+    /// Marks the object updated and tells its context, at its first change since a save.
+    @inline(never)
+    private func noteFirstChange() {
         state.isUpdated = true
         managedObjectContext?.objectDidChange(self)
     }

@@ -54,7 +54,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         // A fault being made gets its permanent ID here, not a temporary one to replace.
-        self.objectID = FaultIDHandoff.take(for: Self.self, entity: entity) ?? NSManagedObjectID(temporaryFor: entity)
+        // (Faults are made without a context: an object inserted at once asks for none.)
+        self.objectID = (context == nil ? FaultIDHandoff.take(for: Self.self, entity: entity) : nil) ?? NSManagedObjectID(temporaryFor: entity)
         state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
         if let context { context.insert(self) }

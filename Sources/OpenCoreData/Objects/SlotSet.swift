@@ -9,20 +9,32 @@ struct SlotSet: Sequence, Equatable {
 
     var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
+    // contains and insert: the test of the first word inline (every value set asks both),
+    // the other words apart.
+
+    @inline(__always)
     func contains(_ slot: Int) -> Bool {
         if slot < 64 { return low & (1 << UInt64(slot)) != 0 }
+        return highContains(slot)
+    }
+
+    private func highContains(_ slot: Int) -> Bool {
         let word = slot / 64 - 1
         return word < high.count && high[word] & (1 << UInt64(slot % 64)) != 0
     }
 
     /// Adds `slot`; returns whether it was new.
-    @discardableResult
+    @inline(__always) @discardableResult
     mutating func insert(_ slot: Int) -> Bool {
         if slot < 64 {
             let bit: UInt64 = 1 << UInt64(slot)
             defer { low |= bit }
             return low & bit == 0
         }
+        return insertHigh(slot)
+    }
+
+    private mutating func insertHigh(_ slot: Int) -> Bool {
         let word = slot / 64 - 1
         if word >= high.count { high.append(contentsOf: repeatElement(0, count: word - high.count + 1)) }
         let bit: UInt64 = 1 << UInt64(slot % 64)

@@ -46,8 +46,58 @@ final class ResavingTrail: NSManagedObject {
     }
 }
 
+/// A Trail class that records the change announcements setValue(_:forKey:) makes, around
+/// the value it stores.
+final class AnnouncingTrail: NSManagedObject {
+    override func willChangeValue(forKey key: String) {
+        super.willChangeValue(forKey: key)
+        LifecycleRecorder.calls.append("will \(key) \(primitiveValue(forKey: key) ?? "nil")")
+    }
+    override func didChangeValue(forKey key: String) {
+        super.didChangeValue(forKey: key)
+        LifecycleRecorder.calls.append("did \(key) \(primitiveValue(forKey: key) ?? "nil")")
+    }
+}
+
 /// Object lifecycle hooks, the context's registry, and save notifications.
 final class LifecycleTests: CoreTestCase {
+    /// A subclass's willChangeValue/didChangeValue(forKey:) run around each value set
+    /// through key-value coding; a plain NSManagedObject (which skips the base class's
+    /// calls, whose work setValue does itself) records its changes just the same.
+    func testSetValueAnnouncesChangesToSubclassesAndRecordsThemForPlainObjects() throws {
+        model.entitiesByName["Trail"]!.managedObjectClassName = NSStringFromClass(AnnouncingTrail.self)
+        model.entitiesByName["Hike"]!.managedObjectClassName = "NSManagedObject"
+        let context = try openContainer().viewContext
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: context)
+        let hike = NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context)
+        XCTAssertTrue(trail is AnnouncingTrail)
+        XCTAssertTrue(type(of: hike) == NSManagedObject.self)
+        trail.setValue("Routeburn", forKey: "name")
+        trail.setValue(4.5, forKey: "rating")
+        XCTAssertEqual(LifecycleRecorder.calls, ["will name nil", "did name Routeburn", "will rating nil", "did rating 4.5"])
+        let first = Date(timeIntervalSinceReferenceDate: 1_000)
+        hike.setValue(first, forKey: "date")
+        XCTAssertEqual(hike.changedValues()["date"] as? Date, first)
+        try context.save()
+
+        LifecycleRecorder.calls = []
+        trail.setValue(3.0, forKey: "rating")
+        XCTAssertEqual(LifecycleRecorder.calls, ["will rating 4.5", "did rating 3.0"])
+        XCTAssertTrue(trail.isUpdated)
+        XCTAssertEqual(trail.changedValues()["rating"] as? Double, 3.0)
+        XCTAssertEqual(trail.committedValues(forKeys: ["rating"])["rating"] as? Double, 4.5)
+
+        let second = Date(timeIntervalSinceReferenceDate: 2_000)
+        hike.setValue(second, forKey: "date")
+        XCTAssertTrue(hike.isUpdated)
+        XCTAssertTrue(context.updatedObjects.contains(hike))
+        XCTAssertEqual(hike.changedValues().count, 1)
+        XCTAssertEqual(hike.changedValues()["date"] as? Date, second)
+        XCTAssertEqual(hike.committedValues(forKeys: ["date"])["date"] as? Date, first)
+        hike.setValue(first, forKey: "date")
+        XCTAssertTrue(hike.changedValues().isEmpty, "set back to the saved value: no persistent change")
+    }
+
     override func setUpWithError() throws {
         try super.setUpWithError()
         model.entitiesByName["Hike"]!.managedObjectClassName = NSStringFromClass(HookedHike.self)
