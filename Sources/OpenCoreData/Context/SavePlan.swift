@@ -258,6 +258,9 @@ final class SavePlan {
     /// Whether an updated object changed anything the store keeps.
     static func hasPersistentChanges(_ object: NSManagedObject) -> Bool {
         let table = object.entity.propertyTable
+        // Every property persistent (no transient or fetched one, as most entities): any
+        // change is one, and the slots need no walk (each walk makes an iterator on the heap).
+        if table.persistentNames.count == table.all.count { return !object.state.changedSlots.isEmpty }
         return object.state.changedSlots.contains { !table.all[$0].isTransient }
     }
 

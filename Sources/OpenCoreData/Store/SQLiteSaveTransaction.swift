@@ -36,10 +36,14 @@ final class SQLiteSaveTransaction {
         var conflictInsert: (sql: String, statement: SQLiteStatement)?
         /// UPDATE statements by the positions (in `plan.slots`) of the columns they set.
         var updates: [[Int]: (slots: [WriteSlot], statement: SQLiteStatement)] = [:]
-        /// The last UPDATE used, with the changed slots it was chosen for: the rows of a
-        /// save usually change the same properties, and comparing two slot sets costs less
-        /// than finding the columns and hashing their positions for every row.
-        var lastUpdate: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)?
+        /// The last UPDATEs used (at most ``recentUpdateLimit``, the latest first), with the
+        /// changed slots each was chosen for: the rows of a save usually change the same few
+        /// sets of properties (an import's rows alternate when some already hold a new
+        /// value), and comparing slot sets costs less than finding the columns and hashing
+        /// their positions for every row. (Not checked for overlapping access at run time:
+        /// each updated row reads it, inside the save.)
+        @exclusivity(unchecked) var recentUpdates: [(changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)] = []
+        static let recentUpdateLimit = 4
         /// The DELETE statements, plain and with the version test. (Not checked for
         /// overlapping access at run time: each deleted row passes one to `prepared`.)
         @exclusivity(unchecked) var delete: SQLiteStatement?
@@ -171,12 +175,13 @@ final class SQLiteSaveTransaction {
         try checkActive()
         let writer = try self.writer(for: row.key.entityNumber)
         let update: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)
-        if let last = writer.lastUpdate, last.changedSlots == changedSlots {
-            update = last
+        if let recent = writer.recentUpdates.firstIndex(where: { $0.changedSlots == changedSlots }) {
+            update = writer.recentUpdates[recent]
         } else {
             let (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
             update = (changedSlots, slots, statement, slots.contains(where: { $0.isExternal }))
-            writer.lastUpdate = update
+            if writer.recentUpdates.count == EntityWriter.recentUpdateLimit { writer.recentUpdates.removeLast() }
+            writer.recentUpdates.insert(update, at: 0)
         }
         let slots = update.slots, statement = update.statement
         var previous: [String: Data] = [:]

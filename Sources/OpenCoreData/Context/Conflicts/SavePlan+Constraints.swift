@@ -150,19 +150,24 @@ private struct ConstraintGroups {
 /// come in long runs of one entity, so most look-ups compare one reference and hash nothing.
 private struct PerEntityMemo<Value> {
     private var known: [ObjectIdentifier: Value] = [:]
-    private var last: (entity: NSEntityDescription, value: Value)?
+    /// The last entity asked for, by identity (the entities outlive the save, as for
+    /// `known`): compared without retaining it or copying a pair out per object.
+    private var lastEntity: ObjectIdentifier?
+    private var lastValue: Value?
 
     /// `entity`'s value, made by `make` the first time it is asked for.
     mutating func value(for entity: NSEntityDescription, _ make: (NSEntityDescription) -> Value) -> Value {
-        if let last, last.entity === entity { return last.value }
+        let id = ObjectIdentifier(entity)
+        if id == lastEntity, let lastValue { return lastValue }
         let value: Value
-        if let found = known[ObjectIdentifier(entity)] {
+        if let found = known[id] {
             value = found
         } else {
             value = make(entity)
-            known[ObjectIdentifier(entity)] = value
+            known[id] = value
         }
-        last = (entity, value)
+        lastEntity = id
+        lastValue = value
         return value
     }
 }
@@ -284,6 +289,7 @@ extension SavePlan {
             }
         }
         var candidates: [NSManagedObject] = []
+        if !stoppingAtFirst { candidates.reserveCapacity(work.inserted.count + work.updated.count) }
         for list in [work.inserted, work.updated] {
             for object in list where !object.state.isDeleted {
                 let constrained = slots(of: object.entity)
