@@ -577,9 +577,10 @@ open class NSManagedObjectContext {
     func forgetTemporaryObjects(ifExactlyThoseOf written: [(store: NSPersistentStore, rows: [(NSManagedObject, StoreRow)])]) -> Bool {
         var count = 0
         var listedInOrder = true
+        var cursor = 0
         for (_, rows) in written {
             for (object, _) in rows where object.objectID.isTemporaryID {
-                if listedInOrder { listedInOrder = temporaryObjects.lists(object, at: count) }
+                if listedInOrder { listedInOrder = temporaryObjects.lists(object, after: &cursor) }
                 count += 1
             }
         }
@@ -616,7 +617,7 @@ open class NSManagedObjectContext {
             permanentObjects.remove(object)
             object.objectID.persistentStore?.contextDidUnregister(object.objectID)
         } else {
-            temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+            temporaryObjects.remove(object.objectID)
         }
         object.managedObjectContext = nil
     }
@@ -630,7 +631,7 @@ open class NSManagedObjectContext {
             if registered {
                 object.objectID.persistentStore?.contextDidUnregister(object.objectID)
             } else {
-                temporaryObjects[ObjectIdentifier(object.objectID)] = nil
+                temporaryObjects.remove(object.objectID)
             }
             object.managedObjectContext = nil
         }

@@ -11,9 +11,11 @@ final class TemporaryObjectTableTests: CoreTestCase {
         let items = detachedObjects(4)
         var table = TemporaryObjectTable()
         for item in items.prefix(3) { table.addNew(item, for: item.objectID) }
-        XCTAssertTrue(table.lists(items[2], at: 2), "listed in order, nothing hashed yet")
+        var cursor = 2
+        XCTAssertTrue(table.lists(items[2], after: &cursor), "listed in order, nothing hashed yet")
         XCTAssertTrue(table[key(items[1])] === items[1])
-        XCTAssertFalse(table.lists(items[1], at: 1), "a read hashes the listed entries")
+        cursor = 1
+        XCTAssertFalse(table.lists(items[1], after: &cursor), "a read hashes the listed entries")
         table.addNew(items[3], for: items[3].objectID)
         XCTAssertTrue(table[key(items[3])] === items[3], "added to the hashed table at once")
         XCTAssertEqual(table.count, 4)
@@ -28,7 +30,8 @@ final class TemporaryObjectTableTests: CoreTestCase {
         for item in items { table.addNew(item, for: item.objectID) }
         // Not the listed objects in order: nothing is removed by the listing, and hashed,
         // the table holds more entries than the two saved.
-        XCTAssertFalse(table.removeAll(ifExactly: 2, listedInOrder: table.lists(items[1], at: 0)))
+        var cursor = 0
+        XCTAssertFalse(table.removeAll(ifExactly: 2, listedInOrder: table.lists(items[1], after: &cursor)))
         XCTAssertEqual(table.count, 3)
         XCTAssertTrue(table[key(items[2])] === items[2])
         // Hashed, with as many entries as saved objects: emptied.
@@ -38,12 +41,63 @@ final class TemporaryObjectTableTests: CoreTestCase {
 
         var listed = TemporaryObjectTable()
         for item in items { listed.addNew(item, for: item.objectID) }
-        let inOrder = items.indices.allSatisfy { listed.lists(items[$0], at: $0) }
+        var position = 0
+        let inOrder = items.allSatisfy { listed.lists($0, after: &position) }
         XCTAssertTrue(inOrder)
         XCTAssertTrue(listed.removeAll(ifExactly: 3, listedInOrder: inOrder))
         XCTAssertEqual(listed.count, 0)
         XCTAssertNil(listed[key(items[1])])
         XCTAssertFalse(listed.removeAll(ifExactly: 0, listedInOrder: true), "nothing saved, nothing emptied")
+    }
+
+    /// Objects removed before the save leave the listing in place, found by their IDs'
+    /// creation sequence: nothing is hashed, the others still read as before, and a save
+    /// of exactly the remaining ones, in order, empties the table at once.
+    func testListedEntriesRemovedInPlaceLeaveTheOthersAsTheyWere() {
+        let items = detachedObjects(5)
+        var table = TemporaryObjectTable()
+        for item in items { table.addNew(item, for: item.objectID) }
+        table.remove(items[1].objectID)
+        table.remove(items[3].objectID)
+        table.remove(items[3].objectID)  // twice: the second finds no entry, and changes nothing
+        var cursor = 0
+        let remaining = [items[0], items[2], items[4]]
+        XCTAssertTrue(remaining.allSatisfy { table.lists($0, after: &cursor) }, "still listed, the removed ones skipped")
+        XCTAssertFalse(table.removeAll(ifExactly: 4, listedInOrder: true), "four saved objects are not the three left")
+        XCTAssertEqual(table.count, 3)
+        XCTAssertNil(table[key(items[1])])
+        XCTAssertNil(table[key(items[3])])
+        XCTAssertTrue(table[key(items[4])] === items[4])
+
+        var listed = TemporaryObjectTable()
+        for item in items { listed.addNew(item, for: item.objectID) }
+        for item in items.prefix(2) { listed.remove(item.objectID) }
+        var position = 0
+        let inOrder = items.dropFirst(2).allSatisfy { listed.lists($0, after: &position) }
+        XCTAssertTrue(inOrder)
+        XCTAssertTrue(listed.removeAll(ifExactly: 3, listedInOrder: inOrder))
+        XCTAssertEqual(listed.count, 0)
+
+        var emptied = TemporaryObjectTable()
+        for item in items.prefix(2) { emptied.addNew(item, for: item.objectID) }
+        for item in items.prefix(2) { emptied.remove(item.objectID) }
+        XCTAssertEqual(emptied.count, 0, "every listed entry removed: empty")
+        emptied.addNew(items[4], for: items[4].objectID)
+        XCTAssertTrue(emptied[key(items[4])] === items[4])
+    }
+
+    /// Objects listed out of the order their IDs were made in (made first, inserted
+    /// later) cannot be found by sequence: removing one hashes the listing, as before.
+    func testRemovalFromAListingOutOfSequenceOrderStillRemovesTheRightEntry() {
+        let items = detachedObjects(4)
+        var table = TemporaryObjectTable()
+        for item in items.reversed() { table.addNew(item, for: item.objectID) }
+        table.remove(items[2].objectID)
+        var cursor = 0
+        XCTAssertFalse(table.lists(items[3], after: &cursor), "the removal hashed the listing")
+        XCTAssertEqual(table.count, 3)
+        XCTAssertNil(table[key(items[2])])
+        for item in [items[0], items[1], items[3]] { XCTAssertTrue(table[key(item)] === item) }
     }
 
     /// Through a context: objects found by their temporary IDs before and after others
