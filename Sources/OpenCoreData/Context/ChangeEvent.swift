@@ -41,18 +41,23 @@ struct ChangeEvent {
 }
 
 /// The values an object's properties had before their first change in the current event,
-/// by slot. The first is kept inline: most events change one property of an object, and
-/// a bulk update then allocates nothing per object. The others go in a short list, looked
-/// through slot by slot: an event changes few properties of one object, and a merge that
-/// set two or three of each of 5,000 objects made a dictionary for each before.
+/// by slot. The first two are kept inline: most events change one or two properties of an
+/// object (a merge of an import into a stored object, two of its four, say), and a bulk
+/// update or a merge then allocates nothing per object (the list for a second value, with
+/// its tuple type's metadata looked up, was most of recording it). The others go in a
+/// short list, looked through slot by slot: an event changes few properties of one object,
+/// and a merge that set two or three of each of 5,000 objects made a dictionary for each
+/// before.
 struct EventOldValues {
     private var firstSlot = -1
     private var firstValue: Any?
+    private var secondSlot = -1
+    private var secondValue: Any?
     private var others: [(slot: Int, value: Any?)]?
 
     /// Whether the value of `slot` is recorded.
     func contains(_ slot: Int) -> Bool {
-        slot == firstSlot || others?.contains { $0.slot == slot } == true
+        slot == firstSlot || slot == secondSlot || others?.contains { $0.slot == slot } == true
     }
 
     /// Records `value` as the old value of `slot` (which must not be recorded yet).
@@ -60,6 +65,9 @@ struct EventOldValues {
         if firstSlot < 0 {
             firstSlot = slot
             firstValue = value
+        } else if secondSlot < 0 {
+            secondSlot = slot
+            secondValue = value
         } else if others == nil {
             others = [(slot, value)]
         } else {
@@ -70,6 +78,7 @@ struct EventOldValues {
     /// Every recorded slot with its old value, in the order recorded.
     var all: [(slot: Int, value: Any?)] {
         guard firstSlot >= 0 else { return [] }
-        return [(firstSlot, firstValue)] + (others ?? [])
+        guard secondSlot >= 0 else { return [(firstSlot, firstValue)] }
+        return [(firstSlot, firstValue), (secondSlot, secondValue)] + (others ?? [])
     }
 }
