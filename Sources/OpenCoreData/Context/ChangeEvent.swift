@@ -60,18 +60,20 @@ struct EventOldValues {
         slot == firstSlot || slot == secondSlot || others?.contains { $0.slot == slot } == true
     }
 
-    /// Records `value` as the old value of `slot` (which must not be recorded yet).
-    mutating func record(_ value: Any?, for slot: Int) {
+    /// Records `value` as the old value of `slot` (which must not be recorded yet). The
+    /// value is taken, not borrowed: the caller's copy moves in rather than being copied
+    /// again (through the generic witnesses of `Any?`) and then freed.
+    mutating func record(_ value: consuming Any?, for slot: Int) {
         if firstSlot < 0 {
             firstSlot = slot
-            firstValue = value
+            firstValue = consume value
         } else if secondSlot < 0 {
             secondSlot = slot
-            secondValue = value
+            secondValue = consume value
         } else if others == nil {
-            others = [(slot, value)]
+            others = [(slot, consume value)]
         } else {
-            others!.append((slot, value))
+            others!.append((slot, consume value))
         }
     }
 

@@ -68,9 +68,10 @@ extension NSManagedObject {
     /// for it, without looking the key up, checking the value's type or converting it.
     /// For callers that copy a stored value from another object of the entity (a merge
     /// policy) onto an object whose class has no accessors of its own.
-    func setStoredAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
+    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
-        storeAttributeValue(stored, slot: slot, forKey: key)
+        // Taken, not borrowed: the value moves into the slot rather than being copied again.
+        storeAttributeValue(consume stored, slot: slot, forKey: key)
     }
 
     /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores the value in `sourceSlot`
