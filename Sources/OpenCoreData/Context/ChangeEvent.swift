@@ -41,35 +41,46 @@ struct ChangeEvent {
 }
 
 /// The values an object's properties had before their first change in the current event,
-/// by slot. The first is kept inline: most events change one property of an object, and
-/// a bulk update then allocates nothing per object. The others go in a short list, looked
-/// through slot by slot: an event changes few properties of one object, and a merge that
-/// set two or three of each of 5,000 objects made a dictionary for each before.
+/// by slot. The first two are kept inline: most events change one or two properties of an
+/// object (a merge of an import into a stored object, two of its four, say), and a bulk
+/// update or a merge then allocates nothing per object (the list for a second value, with
+/// its tuple type's metadata looked up, was most of recording it). The others go in a
+/// short list, looked through slot by slot: an event changes few properties of one object,
+/// and a merge that set two or three of each of 5,000 objects made a dictionary for each
+/// before.
 struct EventOldValues {
     private var firstSlot = -1
     private var firstValue: Any?
+    private var secondSlot = -1
+    private var secondValue: Any?
     private var others: [(slot: Int, value: Any?)]?
 
     /// Whether the value of `slot` is recorded.
     func contains(_ slot: Int) -> Bool {
-        slot == firstSlot || others?.contains { $0.slot == slot } == true
+        slot == firstSlot || slot == secondSlot || others?.contains { $0.slot == slot } == true
     }
 
-    /// Records `value` as the old value of `slot` (which must not be recorded yet).
-    mutating func record(_ value: Any?, for slot: Int) {
+    /// Records `value` as the old value of `slot` (which must not be recorded yet). The
+    /// value is taken, not borrowed: the caller's copy moves in rather than being copied
+    /// again (through the generic witnesses of `Any?`) and then freed.
+    mutating func record(_ value: consuming Any?, for slot: Int) {
         if firstSlot < 0 {
             firstSlot = slot
-            firstValue = value
+            firstValue = consume value
+        } else if secondSlot < 0 {
+            secondSlot = slot
+            secondValue = consume value
         } else if others == nil {
-            others = [(slot, value)]
+            others = [(slot, consume value)]
         } else {
-            others!.append((slot, value))
+            others!.append((slot, consume value))
         }
     }
 
     /// Every recorded slot with its old value, in the order recorded.
     var all: [(slot: Int, value: Any?)] {
         guard firstSlot >= 0 else { return [] }
-        return [(firstSlot, firstValue)] + (others ?? [])
+        guard secondSlot >= 0 else { return [(firstSlot, firstValue)] }
+        return [(firstSlot, firstValue), (secondSlot, secondValue)] + (others ?? [])
     }
 }

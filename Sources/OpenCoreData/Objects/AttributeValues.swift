@@ -79,7 +79,13 @@ enum AttributeValues {
     /// a dynamic cast and a copy of the value.
     @inline(__always)
     static func isStoredAsGiven(_ value: Any, for type: NSAttributeType) -> Bool {
-        let given = Swift.type(of: value)
+        isStoredAsGiven(type: Swift.type(of: value), for: type)
+    }
+
+    /// Whether a value of the Swift type `given` is already of the type an attribute of
+    /// `type` stores (see ``isStoredAsGiven(_:for:)``).
+    @inline(__always)
+    static func isStoredAsGiven(type given: Any.Type, for type: NSAttributeType) -> Bool {
         switch type {
         case .integer16AttributeType: return given == Int16.self
         case .integer32AttributeType: return given == Int32.self

@@ -68,20 +68,29 @@ extension NSManagedObject {
     /// for it, without looking the key up, checking the value's type or converting it.
     /// For callers that copy a stored value from another object of the entity (a merge
     /// policy) onto an object whose class has no accessors of its own.
-    func setStoredAttributeValue(_ stored: Any?, slot: Int, forKey key: String) {
+    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
-        storeAttributeValue(stored, slot: slot, forKey: key)
+        // Taken, not borrowed: the value moves into the slot rather than being copied again.
+        storeAttributeValue(consume stored, slot: slot, forKey: key)
     }
 
-    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores `value` in `slot` as
-    /// ``kvcSetValue(_:forKey:)`` would: the slot holds a plain attribute (not a
-    /// composite, derived or other subclass) and `value` is nil or of the Swift type it
-    /// stores, which key-value coding's conversions hand back unchanged.
-    func storesAsGiven(_ value: Any?, slot: Int) -> Bool {
+    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores the value in `sourceSlot`
+    /// of `values` in `slot` as ``kvcSetValue(_:forKey:)`` would: the slot holds a plain
+    /// attribute (not a composite, derived or other subclass) and the value is nil or of
+    /// the Swift type it stores, which key-value coding's conversions hand back unchanged.
+    /// The value is looked at where it lies: copying it out to ask cost as much as the rest.
+    func storesAsGiven(valueIn values: PropertyValues, slot sourceSlot: Int, into slot: Int) -> Bool {
         let property = state.values.table.all[slot]
         guard type(of: property) == NSAttributeDescription.self else { return false }
-        guard let value else { return true }
-        return AttributeValues.isStoredAsGiven(value, for: unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+        let attributeType = unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
+        return values.withUnsafeSlots { slots in
+            guard sourceSlot < slots.count else { return true }  // (no value)
+            let value = slots.baseAddress! + sourceSlot
+            if ExactValueReader.isNil(value) { return true }
+            // The metadata word names a struct's own type; isStoredAsGiven compares with value types only.
+            let given = ExactValueReader.storedType(value) ?? type(of: value.pointee!)
+            return AttributeValues.isStoredAsGiven(type: given, for: attributeType)
+        }
     }
 
     /// Stores an attribute's value set through key-value coding, between the change

@@ -61,7 +61,7 @@ struct PropertyValues {
     subscript(slot: Int) -> Any? {
         get {
             guard let storage else { return nil }
-            return storage.withUnsafeMutablePointers { count, slots in slot < count.pointee ? slots[slot] : nil }
+            return storage.withUnsafeMutablePointers { count, slots in slot < count.pointee ? ExactValueReader.copy(slots + slot) : nil }
         }
         set {
             if storage == nil {
@@ -170,7 +170,11 @@ final class PropertySlots: ManagedBuffer<Int, Any?> {
     static func make(copying values: UnsafeBufferPointer<Any?>) -> PropertySlots {
         let buffer = unsafeDowncast(create(minimumCapacity: values.count) { _ in values.count }, to: PropertySlots.self)
         if let source = values.baseAddress {
-            buffer.withUnsafeMutablePointerToElements { $0.initialize(from: source, count: values.count) }
+            buffer.withUnsafeMutablePointerToElements { slots in
+                // Slot by slot, each value copied as its own type where it can be (see
+                // ``ExactValueReader/copy(_:)``), not through the generic copy of `Any?`.
+                for slot in 0..<values.count { (slots + slot).initialize(to: ExactValueReader.copy(source + slot)) }
+            }
         }
         return buffer
     }

@@ -51,6 +51,41 @@ final class ContextUndoTests: TrackingTestCase {
         XCTAssertEqual(trail.value(forKey: "rating") as? Double, 5.0)
     }
 
+    /// An event's old values are kept two inline and the rest in a list: events changing
+    /// one, two and four properties of an object are each undone and redone whole.
+    func testSeveralAttributeChangesOfOneEventAreUndoneAndRedoneTogether() throws {
+        let trail = try savedTrail("Abel Tasman")
+        group { trail.setValue(3.5, forKey: "rating") }
+        group {
+            trail.setValue(4.0, forKey: "rating")
+            trail.setValue(Int32(120), forKey: "elevation")
+        }
+        group {
+            trail.setValue(Int32(300), forKey: "elevation")
+            trail.setValue(Int16(7), forKey: "steps")
+            trail.setValue(4.5, forKey: "rating")
+            trail.setValue(true, forKey: "isFavorite")
+        }
+        func values() -> [String] {
+            func text(_ value: Any?) -> String { value.map { "\($0)" } ?? "nil" }
+            return [text(trail.value(forKey: "rating") as? Double), text(trail.value(forKey: "elevation") as? Int32),
+                    text(trail.value(forKey: "steps") as? Int16), text(trail.value(forKey: "isFavorite") as? Bool)]
+        }
+        XCTAssertEqual(values(), ["4.5", "300", "7", "true"])
+        context.undo()
+        XCTAssertEqual(values(), ["4.0", "120", "nil", "nil"])
+        context.undo()
+        XCTAssertEqual(values(), ["3.5", "nil", "nil", "nil"])
+        context.undo()
+        XCTAssertEqual(values(), ["nil", "nil", "nil", "nil"])
+        XCTAssertFalse(undoManager.canUndo)
+        context.redo()
+        context.redo()
+        XCTAssertEqual(values(), ["4.0", "120", "nil", "nil"])
+        context.redo()
+        XCTAssertEqual(values(), ["4.5", "300", "7", "true"])
+    }
+
     func testAnInsertIsUndoneAndRedoneWithTheSameObject() throws {
         var trail: TestTrail!
         group {

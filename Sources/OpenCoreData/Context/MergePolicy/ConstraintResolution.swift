@@ -186,10 +186,10 @@ enum ConstraintResolution {
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
-                if slotValuesEqual(source.state.values, slot, target.state.values, targetSlot) { return }
-                let value = source.state.values[slot]
-                if plain, target.storesAsGiven(value, slot: targetSlot) {
-                    target.setStoredAttributeValue(value, slot: targetSlot, forKey: name)
+                let values = source.state.values
+                if slotValuesEqual(values, slot, target.state.values, targetSlot) { return }
+                if plain, target.storesAsGiven(valueIn: values, slot: slot, into: targetSlot) {
+                    target.setStoredAttributeValue(values[slot], slot: targetSlot, forKey: name)
                 } else {
                     target.setValue(source.value(forKey: name), forKey: name)
                 }
