@@ -74,10 +74,6 @@ struct ObjectList {
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        if indexed < slots.count, let position = unindexedPosition(of: object) {
-            removeUnindexed(at: position)
-            return true
-        }
         indexNewSlots()
         guard let position = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
         let index = position - base
@@ -95,40 +91,6 @@ struct ObjectList {
         }
         if slots.count > 32, count < slots.count / 2 { compact() }
         return true
-    }
-
-    /// The position of `object` among the slots not indexed yet, found by its ID's
-    /// creation sequence, without hashing them: objects inserted into a context as they
-    /// are made come in that order (a merge policy deleting 5,000 of an import's 10,000
-    /// new objects indexed all 10,000 on the first deletion). `nil` when the search meets
-    /// an empty slot or does not land on `object` (the slots out of sequence order): the
-    /// caller indexes them and looks it up as before.
-    private func unindexedPosition(of object: NSManagedObject) -> Int? {
-        let sequence = object.objectID.creationSequence
-        guard sequence != 0 else { return nil }  // a permanent ID: no order to search by
-        var low = Swift.max(head, indexed), high = slots.count
-        while low < high {
-            let middle = (low + high) / 2
-            guard let probe = slots[middle] else { return nil }
-            if probe.objectID.creationSequence < sequence { low = middle + 1 } else { high = middle }
-        }
-        guard low < slots.count, slots[low] === object else { return nil }
-        return low
-    }
-
-    /// Empties the unindexed slot `position`; the list compacts only once every slot is
-    /// indexed (a compaction moves slots, and the unindexed ones have no position to update).
-    private mutating func removeUnindexed(at position: Int) {
-        slots[position] = nil
-        count -= 1
-        if count == 0 {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
-            indexed = 0
-            base = 0
-        } else if position == head {
-            while slots[head] == nil { head += 1 }  // stops at an object: the list is not empty
-        }
     }
 
     /// Puts the objects added by ``appendNew(_:)`` in the table of positions. An object

@@ -80,41 +80,4 @@ final class ObjectListTests: XCTestCase {
         for item in items.suffix(20) { XCTAssertTrue(list.remove(item)) }
         XCTAssertTrue(list.isEmpty)
     }
-
-    /// Objects added with `appendNew` in the order their IDs were made are removed where
-    /// they lie, found by sequence, from the front, the middle and the end; the others keep
-    /// their order, membership and count, and the list still indexes them when asked.
-    func testRemovingNewObjectsInSequenceOrderKeepsTheOthers() {
-        let items = detachedObjects(12)
-        var list = ObjectList()
-        for item in items { list.appendNew(item) }
-        for index in [0, 1, 5, 11, 6] { XCTAssertTrue(list.remove(items[index])) }
-        XCTAssertFalse(list.remove(items[5]), "removed already")
-        let left = [2, 3, 4, 7, 8, 9, 10].map { items[$0] }
-        XCTAssertEqual(list.count, left.count)
-        XCTAssertEqual(list.objects.map(ObjectIdentifier.init), left.map(ObjectIdentifier.init))
-        for index in [0, 1, 5, 6, 11] { XCTAssertFalse(list.contains(items[index])) }
-        for item in left { XCTAssertTrue(list.contains(item)) }
-        XCTAssertTrue(list.popFirst() === items[2])
-        for item in left.dropFirst() { XCTAssertTrue(list.remove(item)) }
-        XCTAssertTrue(list.isEmpty)
-        list.appendNew(items[0])
-        XCTAssertEqual(list.objects.map(ObjectIdentifier.init), [ObjectIdentifier(items[0])])
-    }
-
-    /// Objects added out of the order their IDs were made in, or after an object that is
-    /// not there, are still removed, through the table of positions.
-    func testRemovingObjectsOutOfSequenceOrderFallsBackToTheTable() {
-        let items = detachedObjects(6)
-        var list = ObjectList()
-        for item in items.reversed() { list.appendNew(item) }
-        XCTAssertTrue(list.remove(items[2]))
-        XCTAssertTrue(list.remove(items[5]))
-        XCTAssertFalse(list.remove(items[2]))
-        XCTAssertEqual(list.objects.map(ObjectIdentifier.init), [4, 3, 1, 0].map { ObjectIdentifier(items[$0]) })
-        var mixed = ObjectList()
-        for item in items.prefix(3) { mixed.appendNew(item) }
-        XCTAssertFalse(mixed.remove(items[4]), "never added: not found by sequence, nor in the table")
-        XCTAssertEqual(mixed.count, 3)
-    }
 }
