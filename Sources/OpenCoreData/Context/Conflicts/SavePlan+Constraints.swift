@@ -233,8 +233,10 @@ extension SavePlan {
         let storedRows = conflicting.compactMap { groups.row[$0] }
         var cachedRows = store.rowCache.store(storedRows).makeIterator()
         // Room in the registry for their objects at once, rather than grown (and rehashed)
-        // again and again as the faults are registered one by one.
-        context.reserveRegistryCapacity(additional: storedRows.count, in: store)
+        // again and again as the faults are registered one by one; and for the save's new
+        // objects, which it registers as the save ends: an upsert otherwise grew the table
+        // here and again there (each growth fills a new table and places every entry again).
+        context.reserveRegistryCapacity(additional: storedRows.count + work.inserted.count, in: store)
         var conflicts: [NSConstraintConflict] = []
         conflicts.reserveCapacity(conflicting.count)
         // The snapshots of one inserted object (an empty one), the usual conflict's: one
