@@ -249,6 +249,13 @@ final class RowCache {
         return keys.map { rows[$0] }
     }
 
+    /// Makes room for `count` more rows than are cached, before a save that will cache them
+    /// (its stored duplicates now, its written rows at the end): grown once, not twice.
+    func reserveCapacity(additional count: Int) {
+        lock.lock(); defer { lock.unlock() }
+        rows.reserveCapacity(rows.count + count)
+    }
+
     /// Caches `row` and returns the cached row: the one already there when it has the same
     /// version, so that whoever holds that one still holds the cache's row; else `row`.
     @discardableResult

@@ -229,8 +229,10 @@ extension SavePlan {
         for object in work.deleted { if let key = object.objectID.storeKey { excluded.insert(key) } }
         try findStoredRows(for: &groups, of: constraints, excluding: excluded, in: store)
         let conflicting = (0..<groups.count).filter { groups.conflicts($0) }
-        // The stored rows met go into the row cache together: one hold of its lock.
+        // The stored rows met go into the row cache together: one hold of its lock. The
+        // cache takes the save's new rows when it commits: room for both at once.
         let storedRows = conflicting.compactMap { groups.row[$0] }
+        if !storedRows.isEmpty { store.rowCache.reserveCapacity(additional: storedRows.count + work.inserted.count) }
         var cachedRows = store.rowCache.store(storedRows).makeIterator()
         // Room in the registry for their objects at once, rather than grown (and rehashed)
         // again and again as the faults are registered one by one; and for the save's new
