@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Reads `perf script -F event,ip,sym` of swift_retain/swift_release uprobes from stdin and
 prints the calls made inside the timed part of one upsert (samples under
-`runOpenCoreData`, minus the untimed store copy, open, close and check), by call site:
+`runOpenCoreData`, minus the untimed store copy, open, close and check; or under
+RETAIN_SITES_ROOT minus RETAIN_SITES_UNTIMED, for another benchmark), by call site:
 the first frame outside the Swift runtime and the standard library, with the source
 lines `addr2line` gives for it in LIBRARY (inlined frames joined by `<-`)."""
 import collections, subprocess, sys
 
-ROOT = '15runOpenCoreDataSdyKF'
-UNTIMED = ('freshCopy', 'NSPersistentStoreCfD', 'NSPersistentStoreCoordinatorC6remove', '5check', 'loadPersistentStores', '4open')
+import os
+# The timed function's mangled name (a part of it), and frames beneath it that are not timed.
+ROOT = os.environ.get('RETAIN_SITES_ROOT', '15runOpenCoreDataSdyKF')
+UNTIMED = tuple(filter(None, os.environ.get('RETAIN_SITES_UNTIMED',
+    'freshCopy NSPersistentStoreCfD NSPersistentStoreCoordinatorC6remove 5check loadPersistentStores 4open').split()))
 RUNTIME = ('swift_', 'swift::', '_swift', '$ss', '$sS', 'tuple_', '__swift')
 
 library, top = sys.argv[1], int(sys.argv[2])

@@ -7,7 +7,9 @@
 #     Benchmarks/scripts/retain-sites.sh [BUILD_DIR] [TOP]
 #
 # BUILD_DIR holds upsert-benchmarks and libOpenCoreData.so (default: Benchmarks/.build/release).
-# Needs root (uprobes) and perf; about two minutes.
+# Needs root (uprobes) and perf; about two minutes. The total it prints misses the calls whose
+# stacks the frame-pointer unwinder cannot follow to the upsert: compare builds with
+# retain-count.sh, which counts every call.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../.build/release}
