@@ -281,7 +281,7 @@ extension NSManagedObjectContext {
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
         postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
         for objects in [insertedNow, updatedNow, deletedNow] {
-            for object in objects { object.didSave() }
+            objects.forEachBorrowed { $0.didSave() }
         }
     }
 }
