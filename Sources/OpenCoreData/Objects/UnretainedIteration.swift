@@ -18,3 +18,37 @@ extension Array where Element: AnyObject {
         }
     }
 }
+
+extension Array {
+    /// Calls `body` with each object of an array of optional objects, skipping the `nil`s,
+    /// borrowed as ``Swift/Array/forEachBorrowed(_:)`` does.
+    @inline(__always)
+    func forEachBorrowed<Object: AnyObject>(_ body: (Object) throws -> Void) rethrows where Element == Object? {
+        try withUnsafeBufferPointer { buffer in
+            // An optional object is one pointer, zero for nil: read as a word, it is tested
+            // without binding (and so retaining) the object.
+            let words = UnsafeRawBufferPointer(buffer)
+            for index in buffer.indices {
+                let word = words.load(fromByteOffset: index * MemoryLayout<Element>.stride, as: UInt.self)
+                guard let pointer = UnsafeRawPointer(bitPattern: word) else { continue }
+                try Unmanaged<Object>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+            }
+        }
+    }
+}
+
+extension Array {
+    /// Calls `body` with each pair of objects of an array of pairs, both borrowed as
+    /// ``Swift/Array/forEachBorrowed(_:)`` borrows one.
+    @inline(__always)
+    func forEachBorrowedPair<First: AnyObject, Second: AnyObject>(_ body: (First, Second) throws -> Void) rethrows
+    where Element == (First, Second) {
+        try withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                try Unmanaged.passUnretained(buffer[index].0)._withUnsafeGuaranteedRef { first in
+                    try Unmanaged.passUnretained(buffer[index].1)._withUnsafeGuaranteedRef { second in try body(first, second) }
+                }
+            }
+        }
+    }
+}
