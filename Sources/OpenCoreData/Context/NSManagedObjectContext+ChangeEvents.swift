@@ -30,9 +30,9 @@ extension NSManagedObjectContext {
         eventNumber += 1
         // The old values belong to the event that ended; held longer, they would keep
         // replaced objects and values alive.
-        finished.updated.forEach { $0.state.eventOldValues = EventOldValues() }
+        finished.updated.forEachBorrowed { $0.state.eventOldValues = EventOldValues() }
         // Objects inserted in the event are no longer new in the next one (see willMutate).
-        finished.inserted.forEach { $0.state.isEventInsertion = false }
+        finished.inserted.forEachBorrowed { $0.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
         postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated(),
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects)

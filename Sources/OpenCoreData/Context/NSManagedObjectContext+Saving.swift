@@ -71,13 +71,13 @@ extension NSManagedObjectContext {
         var called = Set<ObjectIdentifier>()  // filled only once a round changed something (rare)
         for round in 1... {
             if round == 1 {
-                for list in firstRound { list.forEach { $0.willSave() } }
+                for list in firstRound { list.forEachBorrowed { $0.willSave() } }
             } else {
                 for object in objects { object.willSave() }
             }
             guard !event.isEmpty else { return }
             if round == 1 {
-                for list in firstRound { list.forEach { _ = called.insert(ObjectIdentifier($0)) } }
+                for list in firstRound { list.forEachBorrowed { _ = called.insert(ObjectIdentifier($0)) } }
             }
             // Next: the objects the round changed, inserted or deleted, and any other the
             // save now writes (a deletion's cascade, which processPendingChanges applies).
@@ -206,9 +206,9 @@ extension NSManagedObjectContext {
         }
         // Copies of the lists, walked in place: a validation method may change objects.
         let inserted = self.inserted, updated = self.updated, deleted = self.deleted
-        inserted.forEach { collect($0.validateForInsert) }
-        updated.forEach { collect($0.validateForUpdate) }
-        deleted.forEach { collect($0.validateForDelete) }
+        inserted.forEachBorrowed { collect($0.validateForInsert) }
+        updated.forEachBorrowed { collect($0.validateForUpdate) }
+        deleted.forEachBorrowed { collect($0.validateForDelete) }
         if let error = combinedValidationError(errors) { throw error }
     }
 
@@ -238,7 +238,7 @@ extension NSManagedObjectContext {
             // three times, with an array of the new IDs between.
             var entries: [(object: NSManagedObject, key: PermanentKey)] = []
             entries.reserveCapacity(rows.count)
-            for (object, row) in rows {
+            rows.forEachBorrowedPair { object, row in
                 if object.objectID.isTemporaryID {
                     let id = NSManagedObjectID(store: store, key: row.key, entity: object.entity)
                     adoptPermanentID(id, key: row.key, of: object, in: store, temporaryEntryGone: temporaryEntriesGone, entries: &entries)
@@ -281,7 +281,7 @@ extension NSManagedObjectContext {
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()
         postDidSaveNotifications(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
         for objects in [insertedNow, updatedNow, deletedNow] {
-            for object in objects { object.didSave() }
+            objects.forEachBorrowed { $0.didSave() }
         }
     }
 }

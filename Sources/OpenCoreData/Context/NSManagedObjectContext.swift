@@ -579,7 +579,8 @@ open class NSManagedObjectContext {
         var listedInOrder = true
         var cursor = 0
         for (_, rows) in written {
-            for (object, _) in rows where object.objectID.isTemporaryID {
+            rows.forEachBorrowedPair { object, _ in
+                guard object.objectID.isTemporaryID else { return }
                 if listedInOrder { listedInOrder = temporaryObjects.lists(object, after: &cursor) }
                 count += 1
             }

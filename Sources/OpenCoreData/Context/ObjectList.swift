@@ -31,6 +31,13 @@ struct ObjectList {
         for case let object? in slots { try body(object) }
     }
 
+    /// ``forEach(_:)`` without a retain and a release of each object around `body`: for a
+    /// copy of a list that nothing changes while `body` runs (the copy's slots keep the
+    /// objects alive, whatever `body` does to the list it was copied from).
+    func forEachBorrowed(_ body: (NSManagedObject) throws -> Void) rethrows {
+        try slots.forEachBorrowed(body)
+    }
+
     mutating func contains(_ object: NSManagedObject) -> Bool {
         indexNewSlots()
         return positions.value(for: ObjectIdentifier(object)) != nil

@@ -69,18 +69,25 @@ final class ObjectRegistry {
     /// one hold of the lock: a save's new objects of a store that is not told when they go
     /// (an incremental store registers them one by one). The keys are distinct.
     func insert(_ batch: [(object: NSManagedObject, key: PermanentKey)]) {
-        for (object, key) in batch {
-            if let previous = object.registration, previous.registry !== self || previous.key != key {
-                previous.registry.remove(object)
+        // Walked in place: the batch holds its objects, so none is retained per entry.
+        batch.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                let key = entries[index].key
+                Unmanaged.passUnretained(entries[index].object)._withUnsafeGuaranteedRef { object in
+                    if let previous = object.registration, previous.registry !== self || previous.key != key {
+                        previous.registry.remove(object)
+                    }
+                    object.registration = Registration(registry: self, key: key, notifiesStore: false)
+                }
             }
-            object.registration = Registration(registry: self, key: key, notifiesStore: false)
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        var position = -1
-        for (object, key) in batch {
-            if position < 0 || tables[position].store != key.store { position = tablePosition(making: key.store) }
-            tables[position].entries.setValue(Unmanaged.passUnretained(object), for: key.key)
+            lock.lock()
+            defer { lock.unlock() }
+            var position = -1
+            for index in entries.indices {
+                let key = entries[index].key
+                if position < 0 || tables[position].store != key.store { position = tablePosition(making: key.store) }
+                tables[position].entries.setValue(Unmanaged.passUnretained(entries[index].object), for: key.key)
+            }
         }
     }
 

@@ -361,7 +361,8 @@ struct ManagedObjectState {
     var eventOldValues = EventOldValues()
     /// The members of a to-many relationship when `willChangeValue(forKey:withSetMutation:using:)`
     /// announced a change, by key, until the matching `didChangeValue`.
-    var pendingSetMutations: [String: [NSManagedObject]] = [:]
+    /// (`Dictionary()`, not `[:]`: the literal calls `init(dictionaryLiteral:)` for every object made.)
+    var pendingSetMutations = [String: [NSManagedObject]]()
 
     init(values: PropertyValues) { self.values = values }
 }
