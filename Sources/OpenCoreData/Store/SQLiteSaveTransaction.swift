@@ -399,8 +399,13 @@ final class SQLiteSaveTransaction {
                     if storage == .externalBinary {
                         try bindExternal(slot < values.count ? values[slot] : nil, slot: slots[position], to: statement, at: index, reusing: reusing)
                     } else if slot < values.count {
-                        // Not tested for nil first: that test copies the value out too.
-                        try RowCodec.bind(valueIn: values.baseAddress! + slot, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
+                        // Not tested for nil first: that test copies the value out too. The
+                        // attribute is read out of the slot only for a value of another type
+                        // (passed along, it was retained and released for every value).
+                        let value = values.baseAddress! + slot
+                        if !RowCodec.bindExact(valueIn: value, storage: storage, to: statement, at: index) {
+                            try RowCodec.bind(value.pointee, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
+                        }
                     } else {
                         statement.bindNull(at: index)
                     }
