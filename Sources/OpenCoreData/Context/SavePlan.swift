@@ -294,18 +294,20 @@ final class SavePlan {
         let sorted = ordered ? positions : positions.sorted { objects[$0].objectID.creationSequence < objects[$1].objectID.creationSequence }
         var groups: [(NSEntityDescription, [Int])] = []
         var index: [ObjectIdentifier: Int] = [:]
-        var last: (entity: NSEntityDescription, group: Int)?  // long runs of one entity
+        // Long runs of one entity, kept by identity (the entities outlive the save): the
+        // entity read out of each object for a reference comparison was retained and released.
+        var last: (entity: ObjectIdentifier, group: Int)?
         for position in sorted {
-            let entity = objects[position].entity
-            if let last, last.entity === entity {
+            let entity = ObjectIdentifier(objects[position].entity)
+            if let last, last.entity == entity {
                 groups[last.group].1.append(position)
-            } else if let group = index[ObjectIdentifier(entity)] {
+            } else if let group = index[entity] {
                 groups[group].1.append(position)
                 last = (entity, group)
             } else {
-                index[ObjectIdentifier(entity)] = groups.count
+                index[entity] = groups.count
                 last = (entity, groups.count)
-                groups.append((entity, [position]))
+                groups.append((objects[position].entity, [position]))
             }
         }
         return groups
