@@ -375,7 +375,7 @@ extension SavePlan {
     /// own index of values.
     private func findStoredRows(for groups: inout ConstraintGroups, of constraints: [CheckedConstraint], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
         let engine = store.engine
-        for constraint in constraints where !constraint.positions.isEmpty {
+        for (number, constraint) in constraints.enumerated() where !constraint.positions.isEmpty {
             let positions = constraint.positions
             let table = constraint.declaring.propertyTable
             let attributes = constraint.names.map { table.byName[$0] as? NSAttributeDescription }
@@ -415,7 +415,9 @@ extension SavePlan {
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var slotsOf: (entity: NSEntityDescription, slots: [Int]?)?  // rows come in long runs of one entity
+            // Rows come in long runs of one entity: its rule is made once per run, and kept
+            // with the entity's identity (comparing a kept reference retained it per row).
+            var rowRule: (entity: ObjectIdentifier, rule: ConstraintRule)?
             for makeCondition in conditions {
                 let mapped = try engine.storeEntity(constraint.declaring)
                 var query = SQLFetchQuery(entity: mapped)
@@ -424,14 +426,20 @@ extension SavePlan {
                 let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try makeCondition(translator)].compactMap { $0 }
                 query.condition = SQLFragment.compound(parts, and: true)
                 for row in try engine.fetchRows(query, includesSubentities: true) where !excluded.contains(row.key) {
-                    if slotsOf?.entity !== row.entity {
+                    if rowRule?.entity != ObjectIdentifier(row.entity) {
                         let rowTable = row.entity.propertyTable
                         let slots = constraint.names.map { rowTable.slotByName[$0] }
-                        slotsOf = (row.entity, slots.contains(nil) ? nil : slots.map { $0! })
+                        rowRule = (ObjectIdentifier(row.entity), ConstraintRule(number: number, slots: slots.contains(nil) ? nil : slots.map { $0! }))
                     }
-                    guard let slots = slotsOf?.slots, let values = Self.constraintValues(slots, of: row.attributes),
-                        let position = constraint.index[values], groups.row[position] == nil
-                    else { continue }
+                    let values: ConstraintValues
+                    if let slot = rowRule!.rule.onlySlot {
+                        guard let value = Self.constraintValue(slot, of: row.attributes) else { continue }
+                        values = value
+                    } else {
+                        guard let slots = rowRule!.rule.slots, let value = Self.constraintValues(slots, of: row.attributes) else { continue }
+                        values = value
+                    }
+                    guard let position = constraint.index[values], groups.row[position] == nil else { continue }
                     groups.row[position] = row
                 }
             }
