@@ -175,9 +175,11 @@ final class SavePlan {
         }
         var conflicts: [NSManagedObject] = []
         for object in storeWork.updated {
-            let committed = object.state.snapshot!
-            let row = makeRow(object, key: committed.key, version: committed.version + 1, timestamp: timestamp)
-            if try transaction.update(row, expectedVersion: committed.version, changedSlots: object.state.changedSlots) {
+            // The snapshot's key and version read where they lie (the snapshot itself
+            // taken out of the object was retained and released).
+            let key = object.state.snapshot!.key, version = object.state.snapshot!.version
+            let row = makeRow(object, key: key, version: version + 1, timestamp: timestamp)
+            if try transaction.update(row, expectedVersion: version, changedSlots: object.state.changedSlots) {
                 rows.append((object, row))
             } else if versionsChecked {
                 conflicts.append(object)
