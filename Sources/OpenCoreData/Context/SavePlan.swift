@@ -61,36 +61,28 @@ final class SavePlan {
         var order: [NSPersistentStore] = []
         var lists: [StoreWork] = []  // by position in `order`
         var positions: [ObjectIdentifier: Int] = [:]
-        // A save holds long runs of one entity: its store is looked up once per run.
-        var last: (entity: NSEntityDescription, store: NSPersistentStore)?
+        // A save holds long runs of one entity: the position of its store is looked up
+        // once per run. Kept by identity (the entity outlives the save): a pair of
+        // references copied out per object cost two retains and two releases.
+        var last: (entity: ObjectIdentifier, position: Int)?
 
         init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
-            let store: NSPersistentStore
-            if let known = object.objectID.persistentStore {
-                store = known
-            } else if let last, last.entity === object.entity {
-                store = last.store
+            let position: Int
+            // A temporary ID names no store: its entity's store is the last one's in a run.
+            if object.objectID.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
+                position = last.position
+            } else if let known = object.objectID.persistentStore {
+                position = self.position(of: known)
             } else if let found = coordinator.store(for: object.entity) {
-                store = found
-                last = (object.entity, found)
+                position = self.position(of: found)
+                last = (ObjectIdentifier(object.entity), position)
             } else {
                 throw coreDataError(NSPersistentStoreSaveError, userInfo: [
                     NSLocalizedDescriptionKey: "No persistent store of the coordinator holds the entity \(object.entity.name ?? "(null)"); it cannot be saved.",
                     NSAffectedObjectsErrorKey: [object],
                 ])
-            }
-            let position: Int
-            if order.last === store {
-                position = order.count - 1
-            } else if let known = positions[ObjectIdentifier(store)] {
-                position = known
-            } else {
-                position = order.count
-                positions[ObjectIdentifier(store)] = position
-                order.append(store)
-                lists.append(StoreWork())
             }
             // A switch rather than a key path: applying a key path costs a call into the runtime.
             switch change {
@@ -98,6 +90,16 @@ final class SavePlan {
             case .updated: lists[position].updated.append(object)
             case .deleted: lists[position].deleted.append(object)
             }
+        }
+
+        /// The position of `store` in `order`, appended there when new.
+        private mutating func position(of store: NSPersistentStore) -> Int {
+            if order.last === store { return order.count - 1 }
+            if let known = positions[ObjectIdentifier(store)] { return known }
+            positions[ObjectIdentifier(store)] = order.count
+            order.append(store)
+            lists.append(StoreWork())
+            return order.count - 1
         }
     }
 
@@ -173,9 +175,11 @@ final class SavePlan {
         }
         var conflicts: [NSManagedObject] = []
         for object in storeWork.updated {
-            let committed = object.state.snapshot!
-            let row = makeRow(object, key: committed.key, version: committed.version + 1, timestamp: timestamp)
-            if try transaction.update(row, expectedVersion: committed.version, changedSlots: object.state.changedSlots) {
+            // The snapshot's key and version read where they lie (the snapshot itself
+            // taken out of the object was retained and released).
+            let key = object.state.snapshot!.key, version = object.state.snapshot!.version
+            let row = makeRow(object, key: key, version: version + 1, timestamp: timestamp)
+            if try transaction.update(row, expectedVersion: version, changedSlots: object.state.changedSlots) {
                 rows.append((object, row))
             } else if versionsChecked {
                 conflicts.append(object)
@@ -292,18 +296,20 @@ final class SavePlan {
         let sorted = ordered ? positions : positions.sorted { objects[$0].objectID.creationSequence < objects[$1].objectID.creationSequence }
         var groups: [(NSEntityDescription, [Int])] = []
         var index: [ObjectIdentifier: Int] = [:]
-        var last: (entity: NSEntityDescription, group: Int)?  // long runs of one entity
+        // Long runs of one entity, kept by identity (the entities outlive the save): the
+        // entity read out of each object for a reference comparison was retained and released.
+        var last: (entity: ObjectIdentifier, group: Int)?
         for position in sorted {
-            let entity = objects[position].entity
-            if let last, last.entity === entity {
+            let entity = ObjectIdentifier(objects[position].entity)
+            if let last, last.entity == entity {
                 groups[last.group].1.append(position)
-            } else if let group = index[ObjectIdentifier(entity)] {
+            } else if let group = index[entity] {
                 groups[group].1.append(position)
                 last = (entity, group)
             } else {
-                index[ObjectIdentifier(entity)] = groups.count
+                index[entity] = groups.count
                 last = (entity, groups.count)
-                groups.append((entity, [position]))
+                groups.append((objects[position].entity, [position]))
             }
         }
         return groups

@@ -70,6 +70,14 @@ public final class NSManagedObjectID: NSObject {
         self.creationSequence = 0
     }
 
+    /// Whether the ID names a row of `store` (a store still there): told by the store's
+    /// handle, without taking a reference to the store as reading ``persistentStore``
+    /// does (a retain and a release, for every object a save checks).
+    func isStored(in store: NSPersistentStore) -> Bool {
+        guard let storeHandle else { return false }
+        return storeHandle === store.handle
+    }
+
     /// Whether the object has not been given its permanent ID yet.
     public var isTemporaryID: Bool { storeKey == nil }
 

@@ -30,29 +30,40 @@ enum RowCodec {
         valueIn slot: UnsafePointer<Any?>, storage: AttributeStorage, attribute: NSAttributeDescription,
         to statement: SQLiteStatement, at index: Int32, external: ExternalBinaryStorage
     ) throws {
+        if bindExact(valueIn: slot, storage: storage, to: statement, at: index) { return }
+        try bind(slot.pointee, storage: storage, attribute: attribute, to: statement, at: index, external: external)
+    }
+
+    /// Binds the value in `slot` when it is of the attribute type's own Swift type, read
+    /// where it lies, and answers whether it did; anything else is left to
+    /// ``bind(_:storage:attribute:to:at:external:)-opt``. Needs no attribute: a caller that
+    /// reads it out of an array only when this answers false saves a retain and a release
+    /// per value.
+    static func bindExact(valueIn slot: UnsafePointer<Any?>, storage: AttributeStorage, to statement: SQLiteStatement, at index: Int32) -> Bool {
         switch storage {
         case .integer16:
-            if let number = ExactValueReader.read(slot, as: Int16.self) { return statement.bind(Int64(number), at: index) }
+            if let number = ExactValueReader.read(slot, as: Int16.self) { statement.bind(Int64(number), at: index); return true }
         case .integer32:
-            if let number = ExactValueReader.read(slot, as: Int32.self) { return statement.bind(Int64(number), at: index) }
+            if let number = ExactValueReader.read(slot, as: Int32.self) { statement.bind(Int64(number), at: index); return true }
         case .integer64:
-            if let number = ExactValueReader.read(slot, as: Int64.self) { return statement.bind(number, at: index) }
+            if let number = ExactValueReader.read(slot, as: Int64.self) { statement.bind(number, at: index); return true }
         case .boolean:
-            if let flag = ExactValueReader.read(slot, as: Bool.self) { return statement.bind(Int64(flag ? 1 : 0), at: index) }
+            if let flag = ExactValueReader.read(slot, as: Bool.self) { statement.bind(Int64(flag ? 1 : 0), at: index); return true }
         case .double:
-            if let number = ExactValueReader.read(slot, as: Double.self) { return statement.bind(number, at: index) }
+            if let number = ExactValueReader.read(slot, as: Double.self) { statement.bind(number, at: index); return true }
         case .float:
-            if let number = ExactValueReader.read(slot, as: Float.self) { return statement.bind(Double(number), at: index) }
+            if let number = ExactValueReader.read(slot, as: Float.self) { statement.bind(Double(number), at: index); return true }
         case .date:
             if let date = ExactValueReader.read(slot, as: Date.self) {
-                return statement.bindTimestamp(date.timeIntervalSinceReferenceDate, at: index)
+                statement.bindTimestamp(date.timeIntervalSinceReferenceDate, at: index)
+                return true
             }
         case .string:
-            if let text = ExactValueReader.read(slot, as: String.self) { return statement.bind(text, at: index) }
+            if let text = ExactValueReader.read(slot, as: String.self) { statement.bind(text, at: index); return true }
         default:
             break
         }
-        try bind(slot.pointee, storage: storage, attribute: attribute, to: statement, at: index, external: external)
+        return false
     }
 
     /// Binds `value` (`NSNull` as NULL) for `attribute` at `index`.

@@ -105,7 +105,7 @@ final class SQLiteSaveTransaction {
         statement.bindKey(row.key.primaryKey, at: 1)
         statement.bindKey(Int64(writer.mapped.number), at: 2)
         statement.bindKey(row.version, at: 3)
-        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4)
         try statement.execute()
         try history?.recordInsert(row.key)
     }
@@ -141,7 +141,7 @@ final class SQLiteSaveTransaction {
         statement.bindKey(row.key.primaryKey, at: 1)
         statement.bindKey(Int64(writer.mapped.number), at: 2)
         statement.bindKey(row.version, at: 3)
-        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4, reusing: [:])
+        try bindSlots(writer.plan.slots, of: row, to: statement, from: 4)
         let write: ConflictInsertWrite
         if returnsKey {
             guard try statement.step() else { return .ignored }
@@ -174,18 +174,23 @@ final class SQLiteSaveTransaction {
     func update(_ row: StoreRow, expectedVersion: Int64, changedSlots: SlotSet? = nil) throws -> Bool {
         try checkActive()
         let writer = try self.writer(for: row.key.entityNumber)
-        let update: (changedSlots: SlotSet?, slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool)
+        // The fields of a recent update read one by one: a copy of the whole entry
+        // retained and released its set of slots too.
+        let slots: [WriteSlot], statement: SQLiteStatement, writesExternal: Bool
         if let recent = writer.recentUpdates.firstIndex(where: { $0.changedSlots == changedSlots }) {
-            update = writer.recentUpdates[recent]
+            slots = writer.recentUpdates[recent].slots
+            statement = writer.recentUpdates[recent].statement
+            writesExternal = writer.recentUpdates[recent].writesExternal
         } else {
-            let (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
-            update = (changedSlots, slots, statement, slots.contains(where: { $0.isExternal }))
+            (slots, statement) = try updateStatement(writer, changedSlots: changedSlots)
+            writesExternal = slots.contains(where: { $0.isExternal })
             if writer.recentUpdates.count == EntityWriter.recentUpdateLimit { writer.recentUpdates.removeLast() }
-            writer.recentUpdates.insert(update, at: 0)
+            writer.recentUpdates.insert((changedSlots, slots, statement, writesExternal), at: 0)
         }
-        let slots = update.slots, statement = update.statement
-        var previous: [String: Data] = [:]
-        if update.writesExternal {
+        // Only when a column is external: an empty dictionary made for every row cost a
+        // retain and a release (of the shared empty storage).
+        var previous: [String: Data]?
+        if writesExternal {
             // The current column bytes: the files they name are reused or removed at commit.
             guard let stored = try externalColumns(of: writer.mapped, plan: writer.plan, key: row.key.primaryKey, version: expectedVersion) else { return false }
             let written = Set(slots.filter(\.isExternal).map(\.column))
@@ -202,9 +207,11 @@ final class SQLiteSaveTransaction {
             let properties = row.entity.propertyTable.all
             try history.recordUpdate(row.key, slots: changedSlots.map { Set($0.filter { !properties[$0].isTransient }) })
         }
-        for (name, old) in previous {
-            let written = writtenExternalColumns[name]
-            if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
+        if let previous {
+            for (name, old) in previous {
+                let written = writtenExternalColumns[name]
+                if written != old { old.withUnsafeBytes { externalStorage.removeAfterCommit(column: $0) } }
+            }
         }
         return true
     }
@@ -274,13 +281,15 @@ final class SQLiteSaveTransaction {
     }
 
     /// `statement` ready to run again, or the statement for `sql` from the database.
-    private func prepared(_ statement: inout SQLiteStatement?, _ sql: String) throws -> SQLiteStatement {
+    /// `sql` is read only for a statement not prepared yet (read every time, the plan's
+    /// string was retained and released per row).
+    private func prepared(_ statement: inout SQLiteStatement?, _ sql: @autoclosure () -> String) throws -> SQLiteStatement {
         if let statement {
             // Every parameter is bound again, so a plain SQLite reset will do.
             statement.rewind()
             return statement
         }
-        let fresh = try hold(sql)
+        let fresh = try hold(sql())
         statement = fresh
         return fresh
     }
@@ -381,9 +390,9 @@ final class SQLiteSaveTransaction {
     /// parameter index. An external-data value equal to the file its column already names
     /// (in `reusing`) keeps that file instead of writing a new one.
     @discardableResult
-    private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]) throws -> Int32 {
+    private func bindSlots(_ slots: [WriteSlot], of row: StoreRow, to statement: SQLiteStatement, from first: Int32, reusing: [String: Data]? = nil) throws -> Int32 {
         var index = first
-        if !reusing.isEmpty { writtenExternalColumns.removeAll() }
+        if let reusing, !reusing.isEmpty { writtenExternalColumns.removeAll() }
         // The row's values read once: each read of the row's property is an access to a
         // class's stored property (checked at run time) and a copy (two retains).
         let values = row.attributes
@@ -399,8 +408,13 @@ final class SQLiteSaveTransaction {
                     if storage == .externalBinary {
                         try bindExternal(slot < values.count ? values[slot] : nil, slot: slots[position], to: statement, at: index, reusing: reusing)
                     } else if slot < values.count {
-                        // Not tested for nil first: that test copies the value out too.
-                        try RowCodec.bind(valueIn: values.baseAddress! + slot, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
+                        // Not tested for nil first: that test copies the value out too. The
+                        // attribute is read out of the slot only for a value of another type
+                        // (passed along, it was retained and released for every value).
+                        let value = values.baseAddress! + slot
+                        if !RowCodec.bindExact(valueIn: value, storage: storage, to: statement, at: index) {
+                            try RowCodec.bind(value.pointee, storage: storage, attribute: slots[position].attribute!, to: statement, at: index, external: externalStorage)
+                        }
                     } else {
                         statement.bindNull(at: index)
                     }
@@ -424,8 +438,8 @@ final class SQLiteSaveTransaction {
 
     /// Binds an external-data value, keeping the file its column already names when the
     /// data is the same.
-    private func bindExternal(_ value: Any?, slot: WriteSlot, to statement: SQLiteStatement, at index: Int32, reusing: [String: Data]) throws {
-        if let old = reusing[slot.column], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data) {
+    private func bindExternal(_ value: Any?, slot: WriteSlot, to statement: SQLiteStatement, at index: Int32, reusing: [String: Data]?) throws {
+        if let old = reusing?[slot.column], let data = value.flatMap(RowCodec.bytes), sameFileContents(old, data) {
             statement.bind(old, at: index)
             writtenExternalColumns[slot.column] = old
         } else {

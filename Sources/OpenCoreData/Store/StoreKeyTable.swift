@@ -197,7 +197,15 @@ struct StoreKeyTable<Value> {
     /// Places every entry again in new storage of `capacity` entries (a power of two).
     private mutating func rebuild(capacity: Int) {
         let old = entries
-        entries = Array(repeating: Entry(key: StoreKey(entityNumber: 0, primaryKey: 0), value: nil), count: capacity)
+        // Each entry made empty in place: `Array(repeating:count:)` copies its one value
+        // into every entry, a retain per entry (of nothing, for an empty entry, but still
+        // a call into the runtime: 32,768 of them to grow a table to 16,384 rows).
+        entries = Array(unsafeUninitializedCapacity: capacity) { storage, initialized in
+            for index in 0..<capacity {
+                (storage.baseAddress! + index).initialize(to: Entry(key: StoreKey(entityNumber: 0, primaryKey: 0), value: nil))
+            }
+            initialized = capacity
+        }
         shift = UInt(capacity.trailingZeroBitCount)
         let mask = capacity - 1, shift = self.shift
         entries.withUnsafeMutableBufferPointer { entries in

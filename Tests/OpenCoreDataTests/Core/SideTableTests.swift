@@ -57,6 +57,23 @@ final class SideTableTests: CoreTestCase {
         XCTAssertNil(id?.persistentStore, "the store is gone")
         XCTAssertEqual(object?.entity.properties.first?.entity === object?.entity, true)
     }
+
+    /// `isStored(in:)` tells an ID's store by its handle (a save checks it per object
+    /// without taking a reference to the store): true only for the ID's own store, false
+    /// for a temporary ID and for another store.
+    func testAnIDTellsItsStoreByItsHandle() throws {
+        let container = try openContainer()
+        let coordinator = container.persistentStoreCoordinator
+        let store = try XCTUnwrap(coordinator.persistentStores.first)
+        let other = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let trail = NSEntityDescription.insertNewObject(forEntityName: "Trail", into: container.viewContext)
+        trail.setValue("Laugavegur", forKey: "name")
+        XCTAssertFalse(trail.objectID.isStored(in: store), "a temporary ID")
+        try container.viewContext.save()
+        XCTAssertTrue(trail.objectID.persistentStore === store)
+        XCTAssertTrue(trail.objectID.isStored(in: store))
+        XCTAssertFalse(trail.objectID.isStored(in: other))
+    }
 }
 
 /// Whether the Swift runtime gave `object` a side table. Reads the reference-count word that

@@ -90,18 +90,26 @@ extension SavePlan {
     /// have reverted, deleted or merged some), updating ``updatedObjects``.
     private func currentWork(replacing old: StoreWork, in store: NSPersistentStore) -> StoreWork {
         let coordinator = context.persistentStoreCoordinator
-        var last: (entity: NSEntityDescription, store: NSPersistentStore?)?  // runs of one entity
+        // Runs of one entity, kept by identity (the entity outlives the save): a reference
+        // copied out per object cost a retain and a release.
+        var last: (entity: ObjectIdentifier, belongs: Bool)?
         func belongs(_ object: NSManagedObject) -> Bool {
+            // An ID of this store is told by its handle, without taking a reference to
+            // the store (reading `persistentStore` does).
+            if object.objectID.isStored(in: store) { return true }
             if let known = object.objectID.persistentStore { return known === store }
-            if let last, last.entity === object.entity { return last.store === store }
-            let found = coordinator?.store(for: object.entity)
-            last = (object.entity, found)
-            return found === store
+            if let last, last.entity == ObjectIdentifier(object.entity) { return last.belongs }
+            let belongs = coordinator?.store(for: object.entity) === store
+            last = (ObjectIdentifier(object.entity), belongs)
+            return belongs
         }
+        // The lists walked in place (copies of them, which nothing changes meanwhile), not
+        // made into arrays first: a retain and a release per object.
+        let inserted = context.inserted, updated = context.updated, deleted = context.deleted
         var work = StoreWork()
-        work.inserted = context.inserted.objects.filter(belongs)
-        work.updated = context.updated.objects.filter { belongs($0) && !$0.state.isDeleted && SavePlan.hasPersistentChanges($0) }
-        work.deleted = context.deleted.objects.filter(belongs)
+        inserted.forEach { if belongs($0) { work.inserted.append($0) } }
+        updated.forEach { if belongs($0) && !$0.state.isDeleted && SavePlan.hasPersistentChanges($0) { work.updated.append($0) } }
+        deleted.forEach { if belongs($0) { work.deleted.append($0) } }
         let oldUpdated = Set(old.updated.map(ObjectIdentifier.init))
         updatedObjects.removeAll { oldUpdated.contains(ObjectIdentifier($0)) }
         updatedObjects += work.updated

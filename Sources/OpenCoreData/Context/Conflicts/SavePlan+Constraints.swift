@@ -104,6 +104,23 @@ private struct CheckedConstraint {
     var positions: [Int] = []
 }
 
+/// How the objects of one entity are checked against one constraint: the constraint's
+/// number in the save, and the slots of its names in the entity (`nil` when the entity
+/// lacks one of them).
+private struct ConstraintRule {
+    let number: Int
+    let slots: [Int]?
+    /// The one slot of a one-property constraint (most of them): read without copying
+    /// the array out of the rule.
+    let onlySlot: Int?
+
+    init(number: Int, slots: [Int]?) {
+        self.number = number
+        self.slots = slots
+        onlySlot = slots?.count == 1 ? slots![0] : nil
+    }
+}
+
 /// The groups of objects of one save that share the values of one constraint, kept side
 /// by side rather than as one value with its own array per group: most groups hold one
 /// object and meet no stored row, so they cost no allocation of their own.
@@ -111,8 +128,10 @@ private struct ConstraintGroups {
     /// The constraint's number in the save, by group.
     var constraint: [Int] = []
     var values: [ConstraintValues] = []
-    /// The first object of each group, in creation order.
-    var first: [NSManagedObject] = []
+    /// The first object of each group, in creation order. Unretained: the save's work,
+    /// which ``SavePlan/constraintConflicts(_:in:)`` is given and its caller holds while
+    /// it runs, holds every object (a retain and a release per object otherwise).
+    var first: [Unmanaged<NSManagedObject>] = []
     /// The group's other objects, in creation order; `nil` while it has only the first.
     var others: [[NSManagedObject]?] = []
     /// The first stored row (other than the save's own) that has the group's values.
@@ -128,18 +147,20 @@ private struct ConstraintGroups {
         row.reserveCapacity(capacity)
     }
 
-    mutating func append(constraint number: Int, values: ConstraintValues, object: NSManagedObject) {
+    /// Takes `values` (consuming: the caller's last use of them moves them here, rather
+    /// than a copy retaining a string that the caller then releases).
+    mutating func append(constraint number: Int, values: consuming ConstraintValues, object: NSManagedObject) {
         constraint.append(number)
         self.values.append(values)
-        first.append(object)
+        first.append(Unmanaged.passUnretained(object))
         others.append(nil)
         row.append(nil)
     }
 
     /// The group's objects, the first one first.
     func objects(_ position: Int) -> [NSManagedObject] {
-        guard let others = others[position] else { return [first[position]] }
-        return [first[position]] + others
+        guard let others = others[position] else { return [first[position].takeUnretainedValue()] }
+        return [first[position].takeUnretainedValue()] + others
     }
 
     /// Whether the group is a conflict: several objects, or one that meets a stored row.
@@ -188,12 +209,11 @@ extension SavePlan {
         // Each constraint gets a number once; per object only its values are hashed, once.
         var constraints: [CheckedConstraint] = []
         var numbers: [ConstraintKey: Int] = [:]
-        typealias Rule = (number: Int, slots: [Int]?)  // slots of the names in the object's entity
-        var rules = PerEntityMemo<[Rule]>()
-        func applicable(to entity: NSEntityDescription) -> [Rule] {
+        var rules = PerEntityMemo<[ConstraintRule]>()
+        func applicable(to entity: NSEntityDescription) -> [ConstraintRule] {
             rules.value(for: entity) { entity in
                 let table = entity.propertyTable
-                return entity.applicableUniquenessConstraints.map { declaring, names -> Rule in
+                return entity.applicableUniquenessConstraints.map { declaring, names -> ConstraintRule in
                     let key = ConstraintKey(entity: ObjectIdentifier(declaring), names: names)
                     let number: Int
                     if let known = numbers[key] {
@@ -205,15 +225,32 @@ extension SavePlan {
                         constraints.append(CheckedConstraint(declaring: declaring, names: names, index: ConstraintIndex(capacity: candidates.count)))
                     }
                     let slots = names.map { table.slotByName[$0] }
-                    return (number, slots.contains(nil) ? nil : slots.map { $0! })
+                    return ConstraintRule(number: number, slots: slots.contains(nil) ? nil : slots.map { $0! })
                 }
             }
         }
         // Usually in creation order already (inserted in the order they were made): no sort.
         let inOrder = zip(candidates, candidates.dropFirst()).allSatisfy { $0.objectID.creationSequence < $1.objectID.creationSequence }
+        // The rules of a run of objects of one entity, taken once per run: taken per object
+        // (a copy of the array) and walked as pairs (a copy of each rule's slots), they cost
+        // retains and releases per object.
+        var runEntity: ObjectIdentifier?
+        var runRules: [ConstraintRule] = []
         for object in inOrder ? candidates : candidates.sorted(by: { $0.objectID.creationSequence < $1.objectID.creationSequence }) {
-            for (number, slots) in applicable(to: object.entity) {
-                guard let slots, let values = Self.constraintValues(slots, of: object.state.values) else { continue }
+            if ObjectIdentifier(object.entity) != runEntity {
+                runRules = applicable(to: object.entity)
+                runEntity = ObjectIdentifier(object.entity)
+            }
+            for rule in runRules.indices {
+                let number = runRules[rule].number
+                let values: ConstraintValues
+                if let slot = runRules[rule].onlySlot {
+                    guard let value = Self.constraintValue(slot, of: object.state.values) else { continue }
+                    values = value
+                } else {
+                    guard let slots = runRules[rule].slots, let value = Self.constraintValues(slots, of: object.state.values) else { continue }
+                    values = value
+                }
                 let position = groups.count
                 let found = constraints[number].index.group(of: values, proposing: position)
                 if found == position {
@@ -294,9 +331,16 @@ extension SavePlan {
         }
         var candidates: [NSManagedObject] = []
         if !stoppingAtFirst { candidates.reserveCapacity(work.inserted.count + work.updated.count) }
+        // The slots of a run of objects of one entity, taken once per run (taken per
+        // object, the array was copied out of the memo: a retain and a release).
+        var runEntity: ObjectIdentifier?
+        var constrained: [Int] = []
         for list in [work.inserted, work.updated] {
             for object in list where !object.state.isDeleted {
-                let constrained = slots(of: object.entity)
+                if ObjectIdentifier(object.entity) != runEntity {
+                    constrained = slots(of: object.entity)
+                    runEntity = ObjectIdentifier(object.entity)
+                }
                 guard !constrained.isEmpty, object.state.isInserted || constrained.contains(where: { object.state.changedSlots.contains($0) }) else { continue }
                 candidates.append(object)
                 if stoppingAtFirst { return candidates }
@@ -307,13 +351,7 @@ extension SavePlan {
 
     /// The stored values in `slots` of `values`, hashable; `nil` when one is nil.
     private static func constraintValues(_ slots: [Int], of values: PropertyValues) -> ConstraintValues? {
-        if slots.count == 1 {
-            // A Swift string read where it lies: no copy of the slot's `Any?`, no runtime cast.
-            let slot = slots[0]
-            let string = values.withUnsafeSlots { slots in slot < slots.count ? ExactValueReader.read(slots.baseAddress! + slot, as: String.self) : nil }
-            if let string { return .string(string) }
-            return ConstraintValues(one: values[slot])
-        }
+        if slots.count == 1 { return constraintValue(slots[0], of: values) }
         var result: [AnyHashable] = []
         result.reserveCapacity(slots.count)
         for slot in slots {
@@ -323,13 +361,21 @@ extension SavePlan {
         return .many(result)
     }
 
+    /// The stored value in `slot` of `values`, hashable; `nil` when it is nil.
+    private static func constraintValue(_ slot: Int, of values: PropertyValues) -> ConstraintValues? {
+        // A Swift string read where it lies: no copy of the slot's `Any?`, no runtime cast.
+        let string = values.withUnsafeSlots { slots in slot < slots.count ? ExactValueReader.read(slots.baseAddress! + slot, as: String.self) : nil }
+        if let string { return .string(string) }
+        return ConstraintValues(one: values[slot])
+    }
+
     /// Fills each group's `row` with the first stored row (other than `excluded`) that has
     /// its values: one `IN` query per few hundred values for a one-property constraint, one
     /// query per group for a compound one. A row finds its group through the constraint's
     /// own index of values.
     private func findStoredRows(for groups: inout ConstraintGroups, of constraints: [CheckedConstraint], excluding excluded: Set<StoreKey>, in store: NSPersistentStore) throws {
         let engine = store.engine
-        for constraint in constraints where !constraint.positions.isEmpty {
+        for (number, constraint) in constraints.enumerated() where !constraint.positions.isEmpty {
             let positions = constraint.positions
             let table = constraint.declaring.propertyTable
             let attributes = constraint.names.map { table.byName[$0] as? NSAttributeDescription }
@@ -369,7 +415,9 @@ extension SavePlan {
                     conditions.append { try $0.condition(NSCompoundPredicate(andPredicateWithSubpredicates: parts)) }
                 }
             }
-            var slotsOf: (entity: NSEntityDescription, slots: [Int]?)?  // rows come in long runs of one entity
+            // Rows come in long runs of one entity: its rule is made once per run, and kept
+            // with the entity's identity (comparing a kept reference retained it per row).
+            var rowRule: (entity: ObjectIdentifier, rule: ConstraintRule)?
             for makeCondition in conditions {
                 let mapped = try engine.storeEntity(constraint.declaring)
                 var query = SQLFetchQuery(entity: mapped)
@@ -378,14 +426,20 @@ extension SavePlan {
                 let parts = [SQLFetchQuery.entityCondition(mapped, includesSubentities: true), try makeCondition(translator)].compactMap { $0 }
                 query.condition = SQLFragment.compound(parts, and: true)
                 for row in try engine.fetchRows(query, includesSubentities: true) where !excluded.contains(row.key) {
-                    if slotsOf?.entity !== row.entity {
+                    if rowRule?.entity != ObjectIdentifier(row.entity) {
                         let rowTable = row.entity.propertyTable
                         let slots = constraint.names.map { rowTable.slotByName[$0] }
-                        slotsOf = (row.entity, slots.contains(nil) ? nil : slots.map { $0! })
+                        rowRule = (ObjectIdentifier(row.entity), ConstraintRule(number: number, slots: slots.contains(nil) ? nil : slots.map { $0! }))
                     }
-                    guard let slots = slotsOf?.slots, let values = Self.constraintValues(slots, of: row.attributes),
-                        let position = constraint.index[values], groups.row[position] == nil
-                    else { continue }
+                    let values: ConstraintValues
+                    if let slot = rowRule!.rule.onlySlot {
+                        guard let value = Self.constraintValue(slot, of: row.attributes) else { continue }
+                        values = value
+                    } else {
+                        guard let slots = rowRule!.rule.slots, let value = Self.constraintValues(slots, of: row.attributes) else { continue }
+                        values = value
+                    }
+                    guard let position = constraint.index[values], groups.row[position] == nil else { continue }
                     groups.row[position] = row
                 }
             }

@@ -135,17 +135,25 @@ final class SQLiteStatement {
     /// Binds text, logged in double quotes. The bytes are copied into the statement's
     /// ``BoundTextBuffer`` and bound in place (`SQLITE_STATIC`): no allocation by SQLite.
     func bind(_ value: String, at index: Int32) {
-        var value = value
-        value.withUTF8 { bytes in
-            if bytes.count > 0 {
-                let stored = boundText.store(UnsafeRawBufferPointer(bytes), for: index)
-                check(sqlite3_bind_text64(handle, index, stored.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)))
-            } else {
-                // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
-                check(sqlite3_bind_text(handle, index, "", 0, csqlite_transient()))
-            }
+        // The bytes read where the string keeps them (a native string, small or not):
+        // `withUTF8` is mutating, and the copy it needs cost a retain and a release per
+        // string bound. A bridged string without contiguous UTF-8 takes that copy.
+        if value.utf8.withContiguousStorageIfAvailable({ bindText($0, at: index) }) == nil {
+            var contiguous = value
+            contiguous.withUTF8 { bindText($0, at: index) }
         }
         if logLevel >= 2 { pendingBindLog.append((index, "\"\(value)\"")) }
+    }
+
+    /// Binds UTF-8 `bytes` as text: copied into ``BoundTextBuffer`` and bound in place.
+    private func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) {
+        if bytes.count > 0 {
+            let stored = boundText.store(UnsafeRawBufferPointer(bytes), for: index)
+            check(sqlite3_bind_text64(handle, index, stored.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)))
+        } else {
+            // A non-NULL pointer, so that SQLite stores an empty string rather than NULL.
+            check(sqlite3_bind_text(handle, index, "", 0, csqlite_transient()))
+        }
     }
 
     /// Keeps this run of the statement out of the SQL debug log (until the next
