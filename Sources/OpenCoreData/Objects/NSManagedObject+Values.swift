@@ -68,29 +68,30 @@ extension NSManagedObject {
     /// for it, without looking the key up, checking the value's type or converting it.
     /// For callers that copy a stored value from another object of the entity (a merge
     /// policy) onto an object whose class has no accessors of its own.
-    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
+    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
+        // The name only for a subclass's change notifications: an object of NSManagedObject
+        // itself sends none (see storeAttributeValue), and copying the name out of the
+        // table cost a retain and a release per value.
+        let key = type(of: self) == NSManagedObject.self ? "" : state.values.table.names[slot]
         // Taken, not borrowed: the value moves into the slot rather than being copied again.
         storeAttributeValue(consume stored, slot: slot, forKey: key)
     }
 
-    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores the value in `sourceSlot`
-    /// of `values` in `slot` as ``kvcSetValue(_:forKey:)`` would: the slot holds a plain
-    /// attribute (not a composite, derived or other subclass) and the value is nil or of
-    /// the Swift type it stores, which key-value coding's conversions hand back unchanged.
-    /// The value is looked at where it lies: copying it out to ask cost as much as the rest.
-    func storesAsGiven(valueIn values: PropertyValues, slot sourceSlot: Int, into slot: Int) -> Bool {
-        let property = state.values.table.all[slot]
-        guard type(of: property) == NSAttributeDescription.self else { return false }
-        let attributeType = unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
-        return values.withUnsafeSlots { slots in
-            guard sourceSlot < slots.count else { return true }  // (no value)
-            let value = slots.baseAddress! + sourceSlot
-            if ExactValueReader.isNil(value) { return true }
-            // The metadata word names a struct's own type; isStoredAsGiven compares with value types only.
-            let given = ExactValueReader.storedType(value) ?? type(of: value.pointee!)
-            return AttributeValues.isStoredAsGiven(type: given, for: attributeType)
-        }
+    /// Whether ``setStoredAttributeValue(_:slot:)`` stores the value in `sourceSlot` of
+    /// `slots` (another object's values, see ``PropertyValues/unsafeSlots``) in `slot` as
+    /// ``kvcSetValue(_:forKey:)`` would: the slot holds a plain attribute (not a composite,
+    /// derived or other subclass) and the value is nil or of the Swift type it stores, which
+    /// key-value coding's conversions hand back unchanged. The value is looked at where it
+    /// lies: copying it out to ask cost as much as the rest.
+    func storesAsGiven(valueIn slots: UnsafeBufferPointer<Any?>, slot sourceSlot: Int, into slot: Int) -> Bool {
+        guard let attributeType = plainAttributeType(inSlot: slot) else { return false }
+        guard sourceSlot < slots.count else { return true }  // (no value)
+        let value = slots.baseAddress! + sourceSlot
+        if ExactValueReader.isNil(value) { return true }
+        // The metadata word names a struct's own type; isStoredAsGiven compares with value types only.
+        let given = ExactValueReader.storedType(value) ?? type(of: value.pointee!)
+        return AttributeValues.isStoredAsGiven(type: given, for: attributeType)
     }
 
     /// Stores an attribute's value set through key-value coding, between the change
@@ -240,10 +241,23 @@ extension NSManagedObject {
     private func setterSlot(forKey key: String) -> (slot: Int, plainAttributeType: NSAttributeType?) {
         Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in
             let slot = slotSetNext(forKey: key, in: table)
-            let property = table.all[slot]
-            guard type(of: property) == NSAttributeDescription.self else { return (slot, nil) }
-            return (slot, unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+            return (slot, Self.plainAttributeType(inSlot: slot, of: table))
         }
+    }
+
+    /// The type of the attribute in `slot` when it is a plain attribute (not a composite,
+    /// derived or other subclass, nor a relationship or fetched property). The table is
+    /// borrowed without retaining it, as in ``setterSlot(forKey:)``: the object holds it.
+    @inline(__always)
+    private func plainAttributeType(inSlot slot: Int) -> NSAttributeType? {
+        Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in Self.plainAttributeType(inSlot: slot, of: table) }
+    }
+
+    @inline(__always)
+    private static func plainAttributeType(inSlot slot: Int, of table: EntityPropertyTable) -> NSAttributeType? {
+        let property = table.all[slot]
+        guard type(of: property) == NSAttributeDescription.self else { return nil }
+        return unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
     }
 
     /// The slot of the property named `key` in `table`, for a setter: the slot after the
@@ -454,19 +468,16 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     }
 }
 
-/// ``valueEquals(_:_:)`` of the value in `slot` of `a` and the one in `otherSlot` of `b`,
-/// read where they lie: neither `Any?` is copied out of its slot (a retain and a release
-/// for a string) unless the comparison needs the general path.
-func slotValuesEqual(_ a: PropertyValues, _ slot: Int, _ b: PropertyValues, _ otherSlot: Int) -> Bool {
-    a.withUnsafeSlots { first in
-        b.withUnsafeSlots { second in
-            guard slot < first.count, otherSlot < second.count else {
-                return valueEquals(slot < first.count ? first[slot] : nil, otherSlot < second.count ? second[otherSlot] : nil)
-            }
-            let x = first.baseAddress! + slot, y = second.baseAddress! + otherSlot
-            return exactValuesEqual(x, y) ?? valueEquals(x.pointee, y.pointee)
-        }
+/// ``valueEquals(_:_:)`` of the value in `slot` of `first` and the one in `otherSlot` of
+/// `second` (two objects' values, see ``PropertyValues/unsafeSlots``), read where they
+/// lie: neither `Any?` is copied out of its slot (a retain and a release for a string)
+/// unless the comparison needs the general path.
+func slotValuesEqual(_ first: UnsafeBufferPointer<Any?>, _ slot: Int, _ second: UnsafeBufferPointer<Any?>, _ otherSlot: Int) -> Bool {
+    guard slot < first.count, otherSlot < second.count else {
+        return valueEquals(slot < first.count ? first[slot] : nil, otherSlot < second.count ? second[otherSlot] : nil)
     }
+    let x = first.baseAddress! + slot, y = second.baseAddress! + otherSlot
+    return exactValuesEqual(x, y) ?? valueEquals(x.pointee, y.pointee)
 }
 
 /// Whether the values in two slots are equal, when both hold a value of exactly the same

@@ -113,6 +113,17 @@ struct PropertyValues {
         }
     }
 
+    /// The slots where they lie (empty when no property has a value), for a reader of an
+    /// object's values that holds the object, and stores nothing into them, while it uses
+    /// them: the buffer lives as long as the object holds it. Read in place of
+    /// ``withUnsafeSlots(_:)`` on a copy of `object.state.values`, whose copy retains and
+    /// releases the table and the buffer (a merge compared every attribute so).
+    @inline(__always)
+    var unsafeSlots: UnsafeBufferPointer<Any?> {
+        guard let storage else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return storage.withUnsafeMutablePointers { count, slots in UnsafeBufferPointer(start: slots, count: count.pointee) }
+    }
+
     /// Whether no property has a value.
     var isEmpty: Bool {
         guard let storage else { return true }

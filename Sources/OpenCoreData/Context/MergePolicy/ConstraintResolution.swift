@@ -121,8 +121,9 @@ enum ConstraintResolution {
     /// `keeper` was fetched and changed that property itself: Core Data's merge of two
     /// objects of one save under either trump policy.
     private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
-        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, name, _ in
+        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, _, names in
             if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { return }
+            let name = names[slot]
             let value = other.value(forKey: name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
             if changed, !valueEquals(value, keeper.value(forKey: name)) { setMerged(value, forKey: name, on: keeper) }
@@ -130,17 +131,19 @@ enum ConstraintResolution {
     }
 
     /// Calls `body` for each property a merge sets: `source`'s persistent attributes and
-    /// to-ones that `target`'s entity has too, with their slot in each and their name (to-many
-    /// relationships move their members instead, see ``moveToManyMembers(from:to:)``).
-    /// The entity's table lists them once, so a merge makes no list of its own.
+    /// to-ones that `target`'s entity has too, with their slot in each and `source`'s
+    /// names by slot (to-many relationships move their members instead, see
+    /// ``moveToManyMembers(from:to:)``). The entity's table lists them once, so a merge
+    /// makes no list of its own; a name is copied out only where it is used (a retain and
+    /// a release each, where a plain object's attribute needs none).
     private static func forEachMergeable(from source: NSManagedObject, to target: NSManagedObject,
-                                         _ body: (_ slot: Int, _ targetSlot: Int, _ name: String, _ isAttribute: Bool) -> Void) {
+                                         _ body: (_ slot: Int, _ targetSlot: Int, _ isAttribute: Bool, _ names: [String]) -> Void) {
         let sourceTable = source.entity.propertyTable, targetTable = target.entity.propertyTable
+        let names = sourceTable.names
         for (slot, isAttribute) in sourceTable.mergeable {
-            let name = sourceTable.names[slot]
             // One entity (the usual merge) has one slot per property: no look-up by name.
-            guard let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[name] else { continue }
-            body(slot, targetSlot, name, isAttribute)
+            guard let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[names[slot]] else { continue }
+            body(slot, targetSlot, isAttribute, names)
         }
     }
 
@@ -182,19 +185,26 @@ enum ConstraintResolution {
     /// converting it back.
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
         let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self
-        forEachMergeable(from: source, to: target) { slot, targetSlot, name, isAttribute in
+        forEachMergeable(from: source, to: target) { slot, targetSlot, isAttribute, names in
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
-                let values = source.state.values
-                if slotValuesEqual(values, slot, target.state.values, targetSlot) { return }
+                // Both objects' values read where they lie, not copied out with their buffers:
+                // the caller holds both objects, and nothing below stores into them before
+                // the set (the target's slots are read again for each property, as a set may
+                // give it a buffer of its own).
+                let values = source.state.values.unsafeSlots
+                if slotValuesEqual(values, slot, target.state.values.unsafeSlots, targetSlot) { return }
                 if plain, target.storesAsGiven(valueIn: values, slot: slot, into: targetSlot) {
-                    target.setStoredAttributeValue(values[slot], slot: targetSlot, forKey: name)
+                    // Copied out before the set begins (`source` is not `target`).
+                    target.setStoredAttributeValue(slot < values.count ? ExactValueReader.copy(values.baseAddress! + slot) : nil, slot: targetSlot)
                 } else {
+                    let name = names[slot]
                     target.setValue(source.value(forKey: name), forKey: name)
                 }
                 return
             }
+            let name = names[slot]
             let value = source.value(forKey: name)
             if !valueEquals(value, target.value(forKey: name)) { setMerged(value, forKey: name, on: target) }
         }
