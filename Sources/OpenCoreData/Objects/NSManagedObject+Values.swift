@@ -68,14 +68,35 @@ extension NSManagedObject {
     /// for it, without looking the key up, checking the value's type or converting it.
     /// For callers that copy a stored value from another object of the entity (a merge
     /// policy) onto an object whose class has no accessors of its own.
-    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int) {
-        if state.checksQueue { managedObjectContext?.checkQueue() }
-        // The name only for a subclass's change notifications: an object of NSManagedObject
-        // itself sends none (see storeAttributeValue), and copying the name out of the
-        // table cost a retain and a release per value.
-        let key = type(of: self) == NSManagedObject.self ? "" : state.values.table.names[slot]
-        // Taken, not borrowed: the value moves into the slot rather than being copied again.
-        storeAttributeValue(consume stored, slot: slot, forKey: key)
+    ///
+    /// `context` is the object's own context, which the caller holds: it is not looked up
+    /// through the object's handle (a lock, a retain and a release) for each value. An
+    /// object of a subclass takes ``storeAttributeValue(_:slot:forKey:)``'s steps, with
+    /// their change notifications.
+    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, in context: NSManagedObjectContext) {
+        assert(contextHandle === context.handle, "not the object's context")
+        guard type(of: self) == NSManagedObject.self else {
+            if state.checksQueue { context.checkQueue() }
+            storeAttributeValue(consume stored, slot: slot, forKey: state.values.table.names[slot])
+            return
+        }
+        // storeAttributeValue's steps for an object of NSManagedObject itself (which sends
+        // no change notifications), with the context at hand.
+        if state.checksQueue { context.checkQueue() }
+        fulfillFaultIfNeeded()
+        if !state.isEventInsertion, context.noteEventChangeNeedsOldValue(of: self, slot: slot) {
+            // The old value moves from the slot into the event, as the new one moves in.
+            state.eventOldValues.record(state.values.exchange(slot, with: consume stored), for: slot)
+        } else {
+            // Taken, not borrowed: the value moves into the slot rather than being copied again.
+            state.values[slot] = consume stored
+        }
+        state.lastChangedSlot = slot
+        state.changedSlots.insert(slot)
+        if !state.isUpdated {
+            state.isUpdated = true
+            context.objectDidChange(self)
+        }
     }
 
     /// Whether ``setStoredAttributeValue(_:slot:)`` stores the value in `sourceSlot` of

@@ -52,7 +52,7 @@ enum ConstraintResolution {
         for member in members where member !== database {
             if type == .mergeByPropertyObjectTrumpMergePolicyType {
                 // An import meeting a stored object brings all its values, not only those it set.
-                copyValues(from: member, to: database, all: member.state.isInserted)
+                copyValues(from: member, to: database, all: member.state.isInserted, in: context)
             }
             if type == .rollbackMergePolicyType {
                 remove(member, keepingChanges: false, from: context)
@@ -183,8 +183,9 @@ enum ConstraintResolution {
     /// attribute's own type goes from slot to slot instead, through the steps
     /// `setValue(_:forKey:)` takes for it, without boxing it for `value(forKey:)` and
     /// converting it back.
-    private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
-        let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self
+    private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool, in context: NSManagedObjectContext) {
+        // (The stored object is the context's: the handles compare without retaining either.)
+        let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self && target.contextHandle === context.handle
         forEachMergeable(from: source, to: target) { slot, targetSlot, isAttribute, names in
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
@@ -197,7 +198,7 @@ enum ConstraintResolution {
                 if slotValuesEqual(values, slot, target.state.values.unsafeSlots, targetSlot) { return }
                 if plain, target.storesAsGiven(valueIn: values, slot: slot, into: targetSlot) {
                     // Copied out before the set begins (`source` is not `target`).
-                    target.setStoredAttributeValue(slot < values.count ? ExactValueReader.copy(values.baseAddress! + slot) : nil, slot: targetSlot)
+                    target.setStoredAttributeValue(slot < values.count ? ExactValueReader.copy(values.baseAddress! + slot) : nil, slot: targetSlot, in: context)
                 } else {
                     let name = names[slot]
                     target.setValue(source.value(forKey: name), forKey: name)
