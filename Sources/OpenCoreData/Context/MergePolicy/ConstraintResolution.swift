@@ -23,9 +23,12 @@ import Foundation
 /// and rollback it stays as it is.
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
-        guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
         let given = conflict.conflictingObjects
-        let stays = { (object: NSManagedObject) in object.managedObjectContext === context && !object.state.isDeleted }
+        guard type != .errorMergePolicyType, let context = given.first?.managedObjectContext else { return }
+        // In the context: its handle is the object's (compared without taking the context
+        // out of each object's handle, a lock, a retain and a release).
+        let handle = context.handle
+        let stays = { (object: NSManagedObject) in object.contextHandle === handle && !object.state.isDeleted }
         var members = given.allSatisfy(stays) ? given : given.filter(stays)  // (usually all: no new list)
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
@@ -121,9 +124,9 @@ enum ConstraintResolution {
     /// `keeper` was fetched and changed that property itself: Core Data's merge of two
     /// objects of one save under either trump policy.
     private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
-        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, _, names in
+        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, _, table in
             if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { return }
-            let name = names[slot]
+            let name = table.names[slot]
             let value = other.value(forKey: name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
             if changed, !valueEquals(value, keeper.value(forKey: name)) { setMerged(value, forKey: name, on: keeper) }
@@ -131,19 +134,26 @@ enum ConstraintResolution {
     }
 
     /// Calls `body` for each property a merge sets: `source`'s persistent attributes and
-    /// to-ones that `target`'s entity has too, with their slot in each and `source`'s
-    /// names by slot (to-many relationships move their members instead, see
-    /// ``moveToManyMembers(from:to:)``). The entity's table lists them once, so a merge
-    /// makes no list of its own; a name is copied out only where it is used (a retain and
-    /// a release each, where a plain object's attribute needs none).
+    /// to-ones that `target`'s entity has too, with their slot in each and `source`'s table
+    /// (to-many relationships move their members instead, see ``moveToManyMembers(from:to:)``).
+    /// The entity's table lists them once, so a merge makes no list of its own; a name is
+    /// read out of the table only where it is used (copied, a retain and a release, where
+    /// a plain object's attribute needs none).
     private static func forEachMergeable(from source: NSManagedObject, to target: NSManagedObject,
-                                         _ body: (_ slot: Int, _ targetSlot: Int, _ isAttribute: Bool, _ names: [String]) -> Void) {
-        let sourceTable = source.entity.propertyTable, targetTable = target.entity.propertyTable
-        let names = sourceTable.names
-        for (slot, isAttribute) in sourceTable.mergeable {
-            // One entity (the usual merge) has one slot per property: no look-up by name.
-            guard let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[names[slot]] else { continue }
-            body(slot, targetSlot, isAttribute, names)
+                                         _ body: (_ slot: Int, _ targetSlot: Int, _ isAttribute: Bool, _ table: EntityPropertyTable) -> Void) {
+        let sourceTable = source.entity.propertyTable
+        // One entity (the usual merge) has one slot per property: no second table, no look-up by name.
+        let targetTable = source.entity === target.entity ? nil : target.entity.propertyTable
+        // By index: each pair read from the table, which is held, rather than its list
+        // retained for the loop.
+        for index in sourceTable.mergeable.indices {
+            let (slot, isAttribute) = sourceTable.mergeable[index]
+            var targetSlot = slot
+            if let targetTable {
+                guard let found = targetTable.slotByName[sourceTable.names[slot]] else { continue }
+                targetSlot = found
+            }
+            body(slot, targetSlot, isAttribute, sourceTable)
         }
     }
 
@@ -186,7 +196,7 @@ enum ConstraintResolution {
     private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool, in context: NSManagedObjectContext) {
         // (The stored object is the context's: the handles compare without retaining either.)
         let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self && target.contextHandle === context.handle
-        forEachMergeable(from: source, to: target) { slot, targetSlot, isAttribute, names in
+        forEachMergeable(from: source, to: target) { slot, targetSlot, isAttribute, table in
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
@@ -200,12 +210,12 @@ enum ConstraintResolution {
                     // Copied out before the set begins (`source` is not `target`).
                     target.setStoredAttributeValue(slot < values.count ? ExactValueReader.copy(values.baseAddress! + slot) : nil, slot: targetSlot, in: context)
                 } else {
-                    let name = names[slot]
+                    let name = table.names[slot]
                     target.setValue(source.value(forKey: name), forKey: name)
                 }
                 return
             }
-            let name = names[slot]
+            let name = table.names[slot]
             let value = source.value(forKey: name)
             if !valueEquals(value, target.value(forKey: name)) { setMerged(value, forKey: name, on: target) }
         }
@@ -213,7 +223,11 @@ enum ConstraintResolution {
 
     /// Moves the members of `source`'s to-many relationships to `target`'s.
     private static func moveToManyMembers(from source: NSManagedObject, to target: NSManagedObject) {
-        for relationship in source.entity.propertyTable.relationships where relationship.isToMany && !relationship.isTransient {
+        let table = source.entity.propertyTable
+        // By index: an entity without relationships costs no retain of their list.
+        for index in table.relationships.indices {
+            let relationship = table.relationships[index]
+            guard relationship.isToMany && !relationship.isTransient else { continue }
             guard target.entity.propertyTable.byName[relationship.name] != nil else { continue }
             let members = source.members(of: relationship)
             guard !members.isEmpty else { continue }
