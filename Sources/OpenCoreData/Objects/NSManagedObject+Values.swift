@@ -32,20 +32,22 @@ extension NSManagedObject {
     ///
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
-    func kvcSetValue(_ value: Any?, forKey key: String) {
+    func kvcSetValue(_ value: consuming Any?, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
         let (slot, plainAttributeType) = setterSlot(forKey: key)
         // The usual case first: a plain attribute handed a value of the very Swift type it
         // stores (a String for a string attribute) stores it as given, without the casts
         // that tell the kind of property and convert the value, each a dynamic cast.
         if let attributeType = plainAttributeType {
-            // Read where it lies when it is one of the types ExactValueReader knows: copied
-            // as its own type, not through the runtime's copy of an `Any?` and a type query.
-            if let exact = AttributeValues.exactStoredCopy(of: value, for: attributeType) {
-                storeAttributeValue(consume exact, slot: slot, forKey: key)
+            // Its type told by the metadata word where it lies (see ExactValueReader), and
+            // the value taken moves into the slot: neither copied nor queried through the
+            // runtime's witnesses of `Any?`.
+            if let given = withUnsafePointer(to: value, { ExactValueReader.storedType($0) }),
+                AttributeValues.isStoredAsGiven(type: given, for: attributeType) {
+                storeAttributeValue(consume value, slot: slot, forKey: key)
                 return
             }
-            if let given = value, AttributeValues.isStoredAsGiven(given, for: attributeType) {
+            if let given = copy value, AttributeValues.isStoredAsGiven(given, for: attributeType) {
                 // Moved into the slot: the unwrapped copy is the one stored, not copied again.
                 storeAttributeValue(consume given, slot: slot, forKey: key)
                 return
