@@ -71,14 +71,16 @@ enum ConstraintResolution {
     /// Core Data's policies do not merge such objects (see
     /// ``NSMergePolicy/resolve(constraintConflicts:)``).
     static func spansSeveralEntities(_ conflict: NSConstraintConflict) -> Bool {
-        // Compared as they come, without making the list of them.
-        var first = conflict.databaseObject?.entity
+        // Compared as they come, without making the list of them, by identity (no entity
+        // retained to compare it).
+        var first = conflict.databaseObject.map { ObjectIdentifier($0.entity) }
         for object in conflict.conflictingObjects where !object.state.isDeleted {
-            guard let entity = first else {
-                first = object.entity
+            let entity = ObjectIdentifier(object.entity)
+            guard let known = first else {
+                first = entity
                 continue
             }
-            if object.entity !== entity { return true }
+            if entity != known { return true }
         }
         return false
     }
