@@ -27,8 +27,7 @@ enum ConstraintResolution {
         guard type != .errorMergePolicyType, let context = given.first?.managedObjectContext else { return }
         // In the context: its handle is the object's (compared without taking the context
         // out of each object's handle, a lock, a retain and a release).
-        let handle = context.handle
-        let stays = { (object: NSManagedObject) in object.contextHandle === handle && !object.state.isDeleted }
+        let stays = { (object: NSManagedObject) in object.contextHandle === context.handle && !object.state.isDeleted }
         var members = given.allSatisfy(stays) ? given : given.filter(stays)  // (usually all: no new list)
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
