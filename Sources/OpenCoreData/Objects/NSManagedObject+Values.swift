@@ -377,6 +377,10 @@ extension NSManagedObject {
     @inline(never)
     private func noteFirstChange() {
         state.isUpdated = true
+        // The context lists only saved objects that are not deleted as updated (see
+        // objectDidChange): an inserted one's first change costs no look-up of its context
+        // (a lock, a retain and a release), which matters when importing many objects.
+        guard !state.isInserted, !state.isDeleted else { return }
         managedObjectContext?.objectDidChange(self)
     }
 
