@@ -89,8 +89,18 @@ extension NSManagedObjectContext {
     /// the event began.
     @inline(__always)
     func noteEventChange(of object: NSManagedObject, slot: Int) {
+        if noteEventChangeNeedsOldValue(of: object, slot: slot) {
+            object.state.eventOldValues.record(object.state.values[slot], for: slot)
+        }
+    }
+
+    /// ``noteEventChange(of:slot:)`` but for keeping the old value: whether the caller must
+    /// record it (`object.state.eventOldValues.record(_:for:)`) before storing the new one,
+    /// for a caller that moves it out of the slot as it stores the new value.
+    @inline(__always)
+    func noteEventChangeNeedsOldValue(of object: NSManagedObject, slot: Int) -> Bool {
         if object.state.eventNumber == eventNumber {
-            if object.state.isEventInsertion { return }
+            if object.state.isEventInsertion { return false }
         } else {
             object.state.eventNumber = eventNumber
             object.state.isEventInsertion = false
@@ -98,9 +108,7 @@ extension NSManagedObjectContext {
             event.updated.append(object)
             scheduleEndOfEvent()
         }
-        if !object.state.eventOldValues.contains(slot) {
-            object.state.eventOldValues.record(object.state.values[slot], for: slot)
-        }
+        return !object.state.eventOldValues.contains(slot)
     }
 
     /// `object` was refreshed; `discardedChanges` when its unsaved changes are gone.

@@ -341,9 +341,13 @@ open class NSManagedObjectContext {
     /// context raises `NSInvalidArgumentException`; one in no context is ignored.
     open func delete(_ object: NSManagedObject) {
         checkQueue()
-        guard let owner = object.managedObjectContext else { return }
-        guard owner === self else {
-            raiseCoreDataException(.invalidArgument, "An NSManagedObjectContext cannot delete objects in other contexts.")
+        // One of this context's objects holds its handle: told without taking the context
+        // out of the handle (a lock, a retain and a release).
+        if object.contextHandle !== handle {
+            guard let owner = object.managedObjectContext else { return }
+            guard owner === self else {
+                raiseCoreDataException(.invalidArgument, "An NSManagedObjectContext cannot delete objects in other contexts.")
+            }
         }
         guard !object.state.isDeleted else {
             object.prepareForDeletion()

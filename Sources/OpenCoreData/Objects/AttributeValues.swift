@@ -61,19 +61,6 @@ enum AttributeValues {
         return value is NSNull
     }
 
-    /// `value` copied as the Swift type an attribute of `type` stores, when it is exactly
-    /// of that type and one ``ExactValueReader`` reads where it lies (a `String` for a
-    /// string attribute, an `Int32` for a 32-bit integer one); otherwise nil, and the caller
-    /// asks ``isStoredAsGiven(_:for:)``. What it returns is what that path stores (the same
-    /// value of the same type), without copying the `Any?` through the runtime first.
-    @inline(__always)
-    static func exactStoredCopy(of value: borrowing Any?, for type: NSAttributeType) -> Any? {
-        withUnsafePointer(to: value) { slot -> Any? in
-            if let scalar = StoredScalar.read(slot, for: type) { return scalar.stored }
-            return nil
-        }
-    }
-
     /// Whether `value` is already of the Swift type an attribute of `type` stores, so that
     /// ``convert(_:to:)`` would hand it back as it is: one comparison of types instead of
     /// a dynamic cast and a copy of the value.

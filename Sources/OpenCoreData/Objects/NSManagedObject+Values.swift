@@ -32,20 +32,22 @@ extension NSManagedObject {
     ///
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
-    func kvcSetValue(_ value: Any?, forKey key: String) {
+    func kvcSetValue(_ value: consuming Any?, forKey key: String) {
         if state.checksQueue { managedObjectContext?.checkQueue() }
         let (slot, plainAttributeType) = setterSlot(forKey: key)
         // The usual case first: a plain attribute handed a value of the very Swift type it
         // stores (a String for a string attribute) stores it as given, without the casts
         // that tell the kind of property and convert the value, each a dynamic cast.
         if let attributeType = plainAttributeType {
-            // Read where it lies when it is one of the types ExactValueReader knows: copied
-            // as its own type, not through the runtime's copy of an `Any?` and a type query.
-            if let exact = AttributeValues.exactStoredCopy(of: value, for: attributeType) {
-                storeAttributeValue(consume exact, slot: slot, forKey: key)
+            // Its type told by the metadata word where it lies (see ExactValueReader), and
+            // the value taken moves into the slot: neither copied nor queried through the
+            // runtime's witnesses of `Any?`.
+            if let given = withUnsafePointer(to: value, { ExactValueReader.storedType($0) }),
+                AttributeValues.isStoredAsGiven(type: given, for: attributeType) {
+                storeAttributeValue(consume value, slot: slot, forKey: key)
                 return
             }
-            if let given = value, AttributeValues.isStoredAsGiven(given, for: attributeType) {
+            if let given = copy value, AttributeValues.isStoredAsGiven(given, for: attributeType) {
                 // Moved into the slot: the unwrapped copy is the one stored, not copied again.
                 storeAttributeValue(consume given, slot: slot, forKey: key)
                 return
@@ -68,29 +70,51 @@ extension NSManagedObject {
     /// for it, without looking the key up, checking the value's type or converting it.
     /// For callers that copy a stored value from another object of the entity (a merge
     /// policy) onto an object whose class has no accessors of its own.
-    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
-        if state.checksQueue { managedObjectContext?.checkQueue() }
-        // Taken, not borrowed: the value moves into the slot rather than being copied again.
-        storeAttributeValue(consume stored, slot: slot, forKey: key)
+    ///
+    /// `context` is the object's own context, which the caller holds: it is not looked up
+    /// through the object's handle (a lock, a retain and a release) for each value. An
+    /// object of a subclass takes ``storeAttributeValue(_:slot:forKey:)``'s steps, with
+    /// their change notifications.
+    func setStoredAttributeValue(_ stored: consuming Any?, slot: Int, in context: NSManagedObjectContext) {
+        assert(contextHandle === context.handle, "not the object's context")
+        guard type(of: self) == NSManagedObject.self else {
+            if state.checksQueue { context.checkQueue() }
+            storeAttributeValue(consume stored, slot: slot, forKey: state.values.table.names[slot])
+            return
+        }
+        // storeAttributeValue's steps for an object of NSManagedObject itself (which sends
+        // no change notifications), with the context at hand.
+        if state.checksQueue { context.checkQueue() }
+        fulfillFaultIfNeeded()
+        if !state.isEventInsertion, context.noteEventChangeNeedsOldValue(of: self, slot: slot) {
+            // The old value moves from the slot into the event, as the new one moves in.
+            state.eventOldValues.record(state.values.exchange(slot, with: consume stored), for: slot)
+        } else {
+            // Taken, not borrowed: the value moves into the slot rather than being copied again.
+            state.values[slot] = consume stored
+        }
+        state.lastChangedSlot = slot
+        state.changedSlots.insert(slot)
+        if !state.isUpdated {
+            state.isUpdated = true
+            context.objectDidChange(self)
+        }
     }
 
-    /// Whether ``setStoredAttributeValue(_:slot:forKey:)`` stores the value in `sourceSlot`
-    /// of `values` in `slot` as ``kvcSetValue(_:forKey:)`` would: the slot holds a plain
-    /// attribute (not a composite, derived or other subclass) and the value is nil or of
-    /// the Swift type it stores, which key-value coding's conversions hand back unchanged.
-    /// The value is looked at where it lies: copying it out to ask cost as much as the rest.
-    func storesAsGiven(valueIn values: PropertyValues, slot sourceSlot: Int, into slot: Int) -> Bool {
-        let property = state.values.table.all[slot]
-        guard type(of: property) == NSAttributeDescription.self else { return false }
-        let attributeType = unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
-        return values.withUnsafeSlots { slots in
-            guard sourceSlot < slots.count else { return true }  // (no value)
-            let value = slots.baseAddress! + sourceSlot
-            if ExactValueReader.isNil(value) { return true }
-            // The metadata word names a struct's own type; isStoredAsGiven compares with value types only.
-            let given = ExactValueReader.storedType(value) ?? type(of: value.pointee!)
-            return AttributeValues.isStoredAsGiven(type: given, for: attributeType)
-        }
+    /// Whether ``setStoredAttributeValue(_:slot:)`` stores the value in `sourceSlot` of
+    /// `slots` (another object's values, see ``PropertyValues/unsafeSlots``) in `slot` as
+    /// ``kvcSetValue(_:forKey:)`` would: the slot holds a plain attribute (not a composite,
+    /// derived or other subclass) and the value is nil or of the Swift type it stores, which
+    /// key-value coding's conversions hand back unchanged. The value is looked at where it
+    /// lies: copying it out to ask cost as much as the rest.
+    func storesAsGiven(valueIn slots: UnsafeBufferPointer<Any?>, slot sourceSlot: Int, into slot: Int) -> Bool {
+        guard let attributeType = plainAttributeType(inSlot: slot) else { return false }
+        guard sourceSlot < slots.count else { return true }  // (no value)
+        let value = slots.baseAddress! + sourceSlot
+        if ExactValueReader.isNil(value) { return true }
+        // The metadata word names a struct's own type; isStoredAsGiven compares with value types only.
+        let given = ExactValueReader.storedType(value) ?? type(of: value.pointee!)
+        return AttributeValues.isStoredAsGiven(type: given, for: attributeType)
     }
 
     /// Stores an attribute's value set through key-value coding, between the change
@@ -240,10 +264,23 @@ extension NSManagedObject {
     private func setterSlot(forKey key: String) -> (slot: Int, plainAttributeType: NSAttributeType?) {
         Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in
             let slot = slotSetNext(forKey: key, in: table)
-            let property = table.all[slot]
-            guard type(of: property) == NSAttributeDescription.self else { return (slot, nil) }
-            return (slot, unsafeDowncast(property, to: NSAttributeDescription.self).attributeType)
+            return (slot, Self.plainAttributeType(inSlot: slot, of: table))
         }
+    }
+
+    /// The type of the attribute in `slot` when it is a plain attribute (not a composite,
+    /// derived or other subclass, nor a relationship or fetched property). The table is
+    /// borrowed without retaining it, as in ``setterSlot(forKey:)``: the object holds it.
+    @inline(__always)
+    private func plainAttributeType(inSlot slot: Int) -> NSAttributeType? {
+        Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in Self.plainAttributeType(inSlot: slot, of: table) }
+    }
+
+    @inline(__always)
+    private static func plainAttributeType(inSlot slot: Int, of table: EntityPropertyTable) -> NSAttributeType? {
+        let property = table.all[slot]
+        guard type(of: property) == NSAttributeDescription.self else { return nil }
+        return unsafeDowncast(property, to: NSAttributeDescription.self).attributeType
     }
 
     /// The slot of the property named `key` in `table`, for a setter: the slot after the
@@ -340,6 +377,10 @@ extension NSManagedObject {
     @inline(never)
     private func noteFirstChange() {
         state.isUpdated = true
+        // The context lists only saved objects that are not deleted as updated (see
+        // objectDidChange): an inserted one's first change costs no look-up of its context
+        // (a lock, a retain and a release), which matters when importing many objects.
+        guard !state.isInserted, !state.isDeleted else { return }
         managedObjectContext?.objectDidChange(self)
     }
 
@@ -454,19 +495,16 @@ func valueEquals(_ a: Any?, _ b: Any?) -> Bool {
     }
 }
 
-/// ``valueEquals(_:_:)`` of the value in `slot` of `a` and the one in `otherSlot` of `b`,
-/// read where they lie: neither `Any?` is copied out of its slot (a retain and a release
-/// for a string) unless the comparison needs the general path.
-func slotValuesEqual(_ a: PropertyValues, _ slot: Int, _ b: PropertyValues, _ otherSlot: Int) -> Bool {
-    a.withUnsafeSlots { first in
-        b.withUnsafeSlots { second in
-            guard slot < first.count, otherSlot < second.count else {
-                return valueEquals(slot < first.count ? first[slot] : nil, otherSlot < second.count ? second[otherSlot] : nil)
-            }
-            let x = first.baseAddress! + slot, y = second.baseAddress! + otherSlot
-            return exactValuesEqual(x, y) ?? valueEquals(x.pointee, y.pointee)
-        }
+/// ``valueEquals(_:_:)`` of the value in `slot` of `first` and the one in `otherSlot` of
+/// `second` (two objects' values, see ``PropertyValues/unsafeSlots``), read where they
+/// lie: neither `Any?` is copied out of its slot (a retain and a release for a string)
+/// unless the comparison needs the general path.
+func slotValuesEqual(_ first: UnsafeBufferPointer<Any?>, _ slot: Int, _ second: UnsafeBufferPointer<Any?>, _ otherSlot: Int) -> Bool {
+    guard slot < first.count, otherSlot < second.count else {
+        return valueEquals(slot < first.count ? first[slot] : nil, otherSlot < second.count ? second[otherSlot] : nil)
     }
+    let x = first.baseAddress! + slot, y = second.baseAddress! + otherSlot
+    return exactValuesEqual(x, y) ?? valueEquals(x.pointee, y.pointee)
 }
 
 /// Whether the values in two slots are equal, when both hold a value of exactly the same

@@ -185,7 +185,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     ///
     /// Numbers of any type are accepted for numeric attributes; a value of the wrong kind
     /// (a string for a number, say) stops the program with Core Data's message.
-    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+    ///
+    /// (The value is taken, not borrowed: one of the attribute's own type moves into the
+    /// object rather than being copied, a retain for a string, while the caller frees its own.)
+    open func setValue(_ value: consuming Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
 
     /// Follows a dotted key path (`"trail.region"`) through to-one relationships, mapping
     /// over to-many ones.

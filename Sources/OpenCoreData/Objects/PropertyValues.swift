@@ -64,21 +64,8 @@ struct PropertyValues {
             return storage.withUnsafeMutablePointers { count, slots in slot < count.pointee ? ExactValueReader.copy(slots + slot) : nil }
         }
         set {
-            if storage == nil {
-                guard newValue != nil else { return }
-                storage = PropertySlots.make(count: table.all.count)
-            } else if !isKnownUniquelyReferenced(&storage) {
-                storage = storage!.withUnsafeMutablePointers { count, slots in
-                    PropertySlots.make(copying: UnsafeBufferPointer(start: slots, count: count.pointee))
-                }
-            }
-            // The slot's address, used after the closure: the buffer stays where it is while
-            // `storage` holds it, and nothing else runs meanwhile. (Assigning `newValue`
-            // inside the closure, which captures it, copied it and then freed the original.)
-            let target = storage!.withUnsafeMutablePointers { count, slots in
-                precondition(slot >= 0 && slot < count.pointee, "slot \(slot) out of range")
-                return slots + slot
-            }
+            if storage == nil, newValue == nil { return }
+            let target = uniqueSlot(slot)
             if ExactValueReader.isNil(target) {
                 // An empty slot (a new object's, usually): the value moved in, nothing to free.
                 // Freeing the nil through `Any?` cost a tenth of setting a value.
@@ -89,6 +76,35 @@ struct PropertyValues {
                 var value = consume newValue
                 swap(&target.pointee, &value)
             }
+        }
+    }
+
+    /// Stores `newValue` in `slot` and hands back the value it replaces, moved out of the
+    /// slot: for a caller that keeps the old value (a change event), which reading it and
+    /// then setting the slot copied (a retain) and freed (a release).
+    mutating func exchange(_ slot: Int, with newValue: consuming Any?) -> Any? {
+        if storage == nil, newValue == nil { return nil }
+        var value = consume newValue
+        swap(&uniqueSlot(slot).pointee, &value)
+        return value
+    }
+
+    /// The address of `slot` in a buffer of slots this value alone holds: made or copied
+    /// first if need be. Used after the closure that finds it: the buffer stays where it is
+    /// while `storage` holds it, and the caller runs nothing else meanwhile. (Assigning a
+    /// value inside the closure, which captures it, copied it and then freed the original.)
+    @inline(__always)
+    private mutating func uniqueSlot(_ slot: Int) -> UnsafeMutablePointer<Any?> {
+        if storage == nil {
+            storage = PropertySlots.make(count: table.all.count)
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage!.withUnsafeMutablePointers { count, slots in
+                PropertySlots.make(copying: UnsafeBufferPointer(start: slots, count: count.pointee))
+            }
+        }
+        return storage!.withUnsafeMutablePointers { count, slots in
+            precondition(slot >= 0 && slot < count.pointee, "slot \(slot) out of range")
+            return slots + slot
         }
     }
 
@@ -111,6 +127,17 @@ struct PropertyValues {
         return try storage.withUnsafeMutablePointers { count, slots in
             try body(UnsafeBufferPointer(start: slots, count: count.pointee))
         }
+    }
+
+    /// The slots where they lie (empty when no property has a value), for a reader of an
+    /// object's values that holds the object, and stores nothing into them, while it uses
+    /// them: the buffer lives as long as the object holds it. Read in place of
+    /// ``withUnsafeSlots(_:)`` on a copy of `object.state.values`, whose copy retains and
+    /// releases the table and the buffer (a merge compared every attribute so).
+    @inline(__always)
+    var unsafeSlots: UnsafeBufferPointer<Any?> {
+        guard let storage else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return storage.withUnsafeMutablePointers { count, slots in UnsafeBufferPointer(start: slots, count: count.pointee) }
     }
 
     /// Whether no property has a value.

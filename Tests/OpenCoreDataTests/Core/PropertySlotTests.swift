@@ -57,6 +57,60 @@ final class PropertySlotTests: CoreTestCase {
         XCTAssertTrue(empty.isEmpty)
     }
 
+    /// `exchange` stores a value and hands back the one it replaced, copying shared slots
+    /// first as a set does; `unsafeSlots` reads them where they lie.
+    func testExchangeHandsBackTheReplacedValueAndLeavesSharedSlotsAlone() {
+        let note = makeEntity("Note")
+        note.properties = [makeAttribute("title", .stringAttributeType), makeAttribute("count", .integer32AttributeType)]
+        let table = EntityPropertyTable(entity: note)
+
+        let long = String(repeating: "a title on the heap ", count: 3)
+        let row = PropertyValues(table: table) { slots in slots.write(long, at: 0) }
+        var object = row
+        XCTAssertEqual(object.exchange(0, with: "new") as? String, long)
+        XCTAssertEqual(row[0] as? String, long, "the row keeps its value")
+        XCTAssertEqual(object[0] as? String, "new")
+        XCTAssertNil(object.exchange(1, with: Int32(3)))
+        XCTAssertEqual(object.exchange(1, with: nil) as? Int32, 3)
+        XCTAssertEqual(object.unsafeSlots.count, 2)
+        XCTAssertNil(object.unsafeSlots[1])
+        XCTAssertEqual(object.unsafeSlots[0] as? String, "new")
+
+        var empty = PropertyValues(table: table)
+        XCTAssertEqual(empty.unsafeSlots.count, 0)
+        XCTAssertNil(empty.exchange(0, with: nil))
+        XCTAssertTrue(empty.isEmpty, "exchanging nil for nothing makes no slots")
+        XCTAssertNil(empty.exchange(0, with: "first"))
+        XCTAssertEqual(empty[0] as? String, "first")
+    }
+
+    /// `setValue(_:forKey:)` moves a value of the attribute's own type into the slot and
+    /// converts the others (another numeric type, an NSNumber, nil) as before; the caller's
+    /// value is untouched.
+    func testSetValueStoresExactValuesAsGivenAndConvertsTheOthers() throws {
+        let note = makeEntity("Note")
+        note.properties = [makeAttribute("title", .stringAttributeType), makeAttribute("count", .integer32AttributeType),
+                           makeAttribute("weight", .doubleAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [note]
+        let object = NSManagedObject(entity: note, insertInto: nil)
+        let title: Any? = String(repeating: "a title on the heap ", count: 3)
+        object.setValue(title, forKey: "title")
+        XCTAssertEqual(title as? String, String(repeating: "a title on the heap ", count: 3), "the caller's value is its own")
+        XCTAssertEqual(object.value(forKey: "title") as? String, title as? String)
+        object.setValue(Int32(4), forKey: "count")
+        XCTAssertEqual(object.state.values[1] as? Int32, 4)
+        object.setValue(5, forKey: "count")  // an Int, converted
+        XCTAssertEqual(object.state.values[1] as? Int32, 5)
+        object.setValue(NSNumber(value: 2.5), forKey: "weight")
+        XCTAssertEqual(object.state.values[2] as? Double, 2.5)
+        object.setValue(1.5, forKey: "weight")
+        XCTAssertEqual(object.state.values[2] as? Double, 1.5)
+        object.setValue(nil, forKey: "title")
+        XCTAssertNil(object.value(forKey: "title"))
+        XCTAssertEqual(Array(object.state.changedSlots), [0, 1, 2], "each set recorded as a change")
+    }
+
     /// A row's slots are written in any order; those not written, or not reached before a
     /// decoding error, are nil, and the values written before the error are freed with it.
     func testSlotsWrittenInAnyOrderAndAfterAnErrorAreComplete() {

@@ -23,9 +23,11 @@ import Foundation
 /// and rollback it stays as it is.
 enum ConstraintResolution {
     static func resolve(_ conflict: NSConstraintConflict, as type: NSMergePolicyType) {
-        guard type != .errorMergePolicyType, let context = conflict.conflictingObjects.first?.managedObjectContext else { return }
         let given = conflict.conflictingObjects
-        let stays = { (object: NSManagedObject) in object.managedObjectContext === context && !object.state.isDeleted }
+        guard type != .errorMergePolicyType, let context = given.first?.managedObjectContext else { return }
+        // In the context: its handle is the object's (compared without taking the context
+        // out of each object's handle, a lock, a retain and a release).
+        let stays = { (object: NSManagedObject) in object.contextHandle === context.handle && !object.state.isDeleted }
         var members = given.allSatisfy(stays) ? given : given.filter(stays)  // (usually all: no new list)
         guard let database = conflict.databaseObject, !database.state.isDeleted else {
             resolveAmongSavedObjects(members, constraint: conflict.constraint, as: type, in: context)
@@ -52,7 +54,7 @@ enum ConstraintResolution {
         for member in members where member !== database {
             if type == .mergeByPropertyObjectTrumpMergePolicyType {
                 // An import meeting a stored object brings all its values, not only those it set.
-                copyValues(from: member, to: database, all: member.state.isInserted)
+                copyValues(from: member, to: database, all: member.state.isInserted, in: context)
             }
             if type == .rollbackMergePolicyType {
                 remove(member, keepingChanges: false, from: context)
@@ -68,14 +70,16 @@ enum ConstraintResolution {
     /// Core Data's policies do not merge such objects (see
     /// ``NSMergePolicy/resolve(constraintConflicts:)``).
     static func spansSeveralEntities(_ conflict: NSConstraintConflict) -> Bool {
-        // Compared as they come, without making the list of them.
-        var first = conflict.databaseObject?.entity
+        // Compared as they come, without making the list of them, by identity (no entity
+        // retained to compare it).
+        var first = conflict.databaseObject.map { ObjectIdentifier($0.entity) }
         for object in conflict.conflictingObjects where !object.state.isDeleted {
-            guard let entity = first else {
-                first = object.entity
+            let entity = ObjectIdentifier(object.entity)
+            guard let known = first else {
+                first = entity
                 continue
             }
-            if object.entity !== entity { return true }
+            if entity != known { return true }
         }
         return false
     }
@@ -121,8 +125,9 @@ enum ConstraintResolution {
     /// `keeper` was fetched and changed that property itself: Core Data's merge of two
     /// objects of one save under either trump policy.
     private static func mergeChanges(of other: NSManagedObject, onto keeper: NSManagedObject) {
-        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, name, _ in
+        forEachMergeable(from: other, to: keeper) { slot, keeperSlot, _, table in
             if !keeper.state.isInserted, keeper.state.changedSlots.contains(keeperSlot) { return }
+            let name = table.names[slot]
             let value = other.value(forKey: name)
             let changed = other.state.isInserted ? value != nil : other.state.changedSlots.contains(slot)
             if changed, !valueEquals(value, keeper.value(forKey: name)) { setMerged(value, forKey: name, on: keeper) }
@@ -130,17 +135,26 @@ enum ConstraintResolution {
     }
 
     /// Calls `body` for each property a merge sets: `source`'s persistent attributes and
-    /// to-ones that `target`'s entity has too, with their slot in each and their name (to-many
-    /// relationships move their members instead, see ``moveToManyMembers(from:to:)``).
-    /// The entity's table lists them once, so a merge makes no list of its own.
+    /// to-ones that `target`'s entity has too, with their slot in each and `source`'s table
+    /// (to-many relationships move their members instead, see ``moveToManyMembers(from:to:)``).
+    /// The entity's table lists them once, so a merge makes no list of its own; a name is
+    /// read out of the table only where it is used (copied, a retain and a release, where
+    /// a plain object's attribute needs none).
     private static func forEachMergeable(from source: NSManagedObject, to target: NSManagedObject,
-                                         _ body: (_ slot: Int, _ targetSlot: Int, _ name: String, _ isAttribute: Bool) -> Void) {
-        let sourceTable = source.entity.propertyTable, targetTable = target.entity.propertyTable
-        for (slot, isAttribute) in sourceTable.mergeable {
-            let name = sourceTable.names[slot]
-            // One entity (the usual merge) has one slot per property: no look-up by name.
-            guard let targetSlot = sourceTable === targetTable ? slot : targetTable.slotByName[name] else { continue }
-            body(slot, targetSlot, name, isAttribute)
+                                         _ body: (_ slot: Int, _ targetSlot: Int, _ isAttribute: Bool, _ table: EntityPropertyTable) -> Void) {
+        let sourceTable = source.entity.propertyTable
+        // One entity (the usual merge) has one slot per property: no second table, no look-up by name.
+        let targetTable = source.entity === target.entity ? nil : target.entity.propertyTable
+        // By index: each pair read from the table, which is held, rather than its list
+        // retained for the loop.
+        for index in sourceTable.mergeable.indices {
+            let (slot, isAttribute) = sourceTable.mergeable[index]
+            var targetSlot = slot
+            if let targetTable {
+                guard let found = targetTable.slotByName[sourceTable.names[slot]] else { continue }
+                targetSlot = found
+            }
+            body(slot, targetSlot, isAttribute, sourceTable)
         }
     }
 
@@ -180,21 +194,29 @@ enum ConstraintResolution {
     /// attribute's own type goes from slot to slot instead, through the steps
     /// `setValue(_:forKey:)` takes for it, without boxing it for `value(forKey:)` and
     /// converting it back.
-    private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool) {
-        let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self
-        forEachMergeable(from: source, to: target) { slot, targetSlot, name, isAttribute in
+    private static func copyValues(from source: NSManagedObject, to target: NSManagedObject, all: Bool, in context: NSManagedObjectContext) {
+        // (The stored object is the context's: the handles compare without retaining either.)
+        let plain = type(of: source) == NSManagedObject.self && type(of: target) == NSManagedObject.self && target.contextHandle === context.handle
+        forEachMergeable(from: source, to: target) { slot, targetSlot, isAttribute, table in
             guard all || source.state.changedSlots.contains(slot) else { return }
             if isAttribute {
                 target.fulfillFaultIfNeeded()
-                let values = source.state.values
-                if slotValuesEqual(values, slot, target.state.values, targetSlot) { return }
+                // Both objects' values read where they lie, not copied out with their buffers:
+                // the caller holds both objects, and nothing below stores into them before
+                // the set (the target's slots are read again for each property, as a set may
+                // give it a buffer of its own).
+                let values = source.state.values.unsafeSlots
+                if slotValuesEqual(values, slot, target.state.values.unsafeSlots, targetSlot) { return }
                 if plain, target.storesAsGiven(valueIn: values, slot: slot, into: targetSlot) {
-                    target.setStoredAttributeValue(values[slot], slot: targetSlot, forKey: name)
+                    // Copied out before the set begins (`source` is not `target`).
+                    target.setStoredAttributeValue(slot < values.count ? ExactValueReader.copy(values.baseAddress! + slot) : nil, slot: targetSlot, in: context)
                 } else {
+                    let name = table.names[slot]
                     target.setValue(source.value(forKey: name), forKey: name)
                 }
                 return
             }
+            let name = table.names[slot]
             let value = source.value(forKey: name)
             if !valueEquals(value, target.value(forKey: name)) { setMerged(value, forKey: name, on: target) }
         }
@@ -202,7 +224,11 @@ enum ConstraintResolution {
 
     /// Moves the members of `source`'s to-many relationships to `target`'s.
     private static func moveToManyMembers(from source: NSManagedObject, to target: NSManagedObject) {
-        for relationship in source.entity.propertyTable.relationships where relationship.isToMany && !relationship.isTransient {
+        let table = source.entity.propertyTable
+        // By index: an entity without relationships costs no retain of their list.
+        for index in table.relationships.indices {
+            let relationship = table.relationships[index]
+            guard relationship.isToMany && !relationship.isTransient else { continue }
             guard target.entity.propertyTable.byName[relationship.name] != nil else { continue }
             let members = source.members(of: relationship)
             guard !members.isEmpty else { continue }

@@ -95,14 +95,17 @@ open class NSMergePolicy: NSObject {
             ])
         }
         let context = list.lazy.compactMap { $0.conflictingObjects.first?.managedObjectContext ?? $0.databaseObject?.managedObjectContext }.first
-        for conflict in list {
-            // Decompiled NSMergePolicy (iOS 26, resolveConstraintConflicts:error:): the
-            // entities of the conflict's objects and of its database object go into a set;
-            // with more than one, the method stops with error 133020 (its user info is a
-            // constant dictionary the decompiled code does not show; Core Data's
-            // description for the code is given).
-            if ConstraintResolution.spansSeveralEntities(conflict) { throw coreDataError(NSManagedObjectMergeError) }
-            ConstraintResolution.resolve(conflict, as: mergeType)
+        // Each conflict handed on where the list holds it (no retain and release of each).
+        try list.withUnsafeBufferPointer { conflicts in
+            for index in conflicts.indices {
+                // Decompiled NSMergePolicy (iOS 26, resolveConstraintConflicts:error:): the
+                // entities of the conflict's objects and of its database object go into a set;
+                // with more than one, the method stops with error 133020 (its user info is a
+                // constant dictionary the decompiled code does not show; Core Data's
+                // description for the code is given).
+                if ConstraintResolution.spansSeveralEntities(conflicts[index]) { throw coreDataError(NSManagedObjectMergeError) }
+                ConstraintResolution.resolve(conflicts[index], as: mergeType)
+            }
         }
         // The delete rules of the objects the policy deleted run before the save writes.
         // (Core Data seems to end each conflict this way; once for all of them gives the
