@@ -111,6 +111,25 @@ final class PropertySlotTests: CoreTestCase {
         XCTAssertEqual(Array(object.state.changedSlots), [0, 1, 2], "each set recorded as a change")
     }
 
+    /// `setValue(_:forKey:)` takes its value `consuming`; an override written as Core Data
+    /// code writes it (`_ value: Any?`, no ownership keyword) still compiles, is called,
+    /// and stores through `super`.
+    func testASubclassOverridesSetValueWithoutAnOwnershipKeyword() {
+        final class Counting: NSManagedObject {
+            var keys: [String] = []
+            override func setValue(_ value: Any?, forKey key: String) {
+                keys.append(key)
+                super.setValue(value, forKey: key)
+            }
+        }
+        let note = makeEntity("Note")
+        note.properties = [makeAttribute("title", .stringAttributeType)]
+        let object = Counting(entity: note, insertInto: nil)
+        object.setValue("kept", forKey: "title")
+        XCTAssertEqual(object.keys, ["title"])
+        XCTAssertEqual(object.value(forKey: "title") as? String, "kept")
+    }
+
     /// A row's slots are written in any order; those not written, or not reached before a
     /// decoding error, are nil, and the values written before the error are freed with it.
     func testSlotsWrittenInAnyOrderAndAfterAnErrorAreComplete() {
