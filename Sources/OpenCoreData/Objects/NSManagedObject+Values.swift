@@ -82,23 +82,9 @@ extension NSManagedObject {
             storeAttributeValue(consume stored, slot: slot, forKey: state.values.table.names[slot])
             return
         }
-        // storeAttributeValue's steps for an object of NSManagedObject itself (which sends
-        // no change notifications), with the context at hand.
+        // An object of NSManagedObject itself sends no change notifications: the store alone.
         if state.checksQueue { context.checkQueue() }
-        fulfillFaultIfNeeded()
-        if !state.isEventInsertion, context.noteEventChangeNeedsOldValue(of: self, slot: slot) {
-            // The old value moves from the slot into the event, as the new one moves in.
-            state.eventOldValues.record(state.values.exchange(slot, with: consume stored), for: slot)
-        } else {
-            // Taken, not borrowed: the value moves into the slot rather than being copied again.
-            state.values[slot] = consume stored
-        }
-        state.lastChangedSlot = slot
-        state.changedSlots.insert(slot)
-        if !state.isUpdated {
-            state.isUpdated = true
-            context.objectDidChange(self)
-        }
+        store(consume stored, slot: slot, context: context)
     }
 
     /// Whether ``setStoredAttributeValue(_:slot:)`` stores the value in `sourceSlot` of
@@ -131,11 +117,35 @@ extension NSManagedObject {
     private func storeAttributeValue(_ stored: consuming Any?, slot: Int, forKey key: String) {
         let announces = type(of: self) != NSManagedObject.self
         if announces { willChangeValue(forKey: key) }
-        fulfillFaultIfNeeded()
-        willMutate(slot: slot)
-        state.values[slot] = consume stored
-        noteChange(slot: slot)
+        store(consume stored, slot: slot, context: nil)
         if announces { didChangeValue(forKey: key) }
+    }
+
+    /// The store itself, between any change notifications: loads a fault, keeps the old
+    /// value for the context's current event (moved out of the slot as the new one moves
+    /// in, not copied), stores, and notes the change. `context` is the object's own when the
+    /// caller holds it (a merge); otherwise it is looked up through the object's handle (a
+    /// lock, a retain and a release) only when needed.
+    @inline(__always)
+    private func store(_ stored: consuming Any?, slot: Int, context known: NSManagedObjectContext?) {
+        fulfillFaultIfNeeded()
+        // An object inserted in the current event has no old values to keep.
+        if !state.isEventInsertion, let context = known ?? managedObjectContext,
+            context.noteEventChangeNeedsOldValue(of: self, slot: slot) {
+            state.eventOldValues.record(state.values.exchange(slot, with: consume stored), for: slot)
+        } else {
+            state.values[slot] = consume stored
+        }
+        state.lastChangedSlot = slot
+        state.changedSlots.insert(slot)
+        if !state.isUpdated {
+            if let known {
+                state.isUpdated = true
+                known.objectDidChange(self)
+            } else {
+                noteFirstChange()
+            }
+        }
     }
 
     /// Follows a dotted key path (`"trail.region"`) through to-one relationships, mapping
