@@ -13,18 +13,34 @@ extension NSManagedObject {
         if state.checksQueue { managedObjectContext?.checkQueue() }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        let table = state.values.table
-        let slot = slot(forKey: key, in: table, accessing: true)
-        guard let attribute = table.all[slot] as? NSAttributeDescription else {
-            if let fetched = table.all[slot] as? NSFetchedPropertyDescription { return fetchedPropertyValue(fetched, slot: slot) }
+        let (slot, isAttribute) = withPropertyTable { table -> (Int, Bool) in
+            let found = self.slot(forKey: key, in: table, accessing: true)
+            return (found, table.all[found] is NSAttributeDescription)
+        }
+        guard isAttribute else {
+            if let fetched = state.values.table.all[slot] as? NSFetchedPropertyDescription { return fetchedPropertyValue(fetched, slot: slot) }
             return storedPrimitiveValue(forKey: key)
         }
         // What storedPrimitiveValue does for an attribute, without looking the key up again,
-        // and the value read where it lies rather than copied out of its slot.
+        // and the value read where it lies rather than copied out of its slot. Firing the
+        // fault replaces the values, so the table and the slots are read after it.
         fulfillFaultIfNeeded()
-        return state.values.withUnsafeSlots { slots in
-            slot < slots.count ? AttributeValues.publicValue(in: slots.baseAddress! + slot, for: attribute) : nil
+        return withPropertyTable { table -> Any? in
+            let slots = state.values.unsafeSlots
+            guard slot < slots.count, let attribute = table.all[slot] as? NSAttributeDescription else { return nil }
+            return AttributeValues.publicValue(in: slots.baseAddress! + slot, for: attribute)
         }
+    }
+
+    /// Calls `body` with the table of the object's values, not retained: the values hold
+    /// it, and `self`, alive for the call, holds them. `body` must not replace the values
+    /// (fire a fault, refresh, run code a subclass overrides), which could free the table;
+    /// reading them, and values' slots through ``PropertyValues/unsafeSlots``, is safe. A
+    /// retained table cost a retain and a release per value read (two per
+    /// `value(forKey:)`, with the copy the slots' reader made).
+    @inline(__always)
+    func withPropertyTable<Result>(_ body: (EntityPropertyTable) throws -> Result) rethrows -> Result {
+        try Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef(body)
     }
 
     /// Sets the property `key`, recording the change for the next save and keeping the

@@ -218,6 +218,35 @@ final class FaultingTests: FetchTestCase {
         XCTAssertEqual(FaultWatchedTrail.seen, ["awakeFromFetch true", "willTurnIntoFault true", "didTurnIntoFault true"])
         XCTAssertEqual(watched.faultingState, 0)
     }
+
+    /// `value(forKey:)` on a fault reads the value after the fault fires, as the object is
+    /// once `awakeFromFetch` has run: here a class that sets a primitive value there, and
+    /// whose `willAccessValue(forKey:)` does not call super, so that the read itself fires
+    /// the fault (the library reads the values in place, after firing).
+    func testValueForKeyOnAFaultReadsWhatAwakeFromFetchLeft() throws {
+        let model = makeTrailheadModel()
+        model.entitiesByName["Trail"]!.managedObjectClassName = String(reflecting: ShoutingTrail.self)
+        let stack = NSPersistentContainer(name: "Shouting", managedObjectModel: model)
+        stack.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Trailhead.sqlite"))]
+        stack.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let shouting = try trail("Malerweg", in: stack.viewContext)
+        XCTAssertTrue(shouting.isFault)
+        XCTAssertEqual(shouting.value(forKey: "name") as? String, "MALERWEG")
+        XCTAssertEqual(shouting.value(forKey: "lengthKm") as? Double, 116)
+        XCTAssertFalse(shouting.isFault)
+        XCTAssertEqual((shouting as? ShoutingTrail)?.accessed, ["name", "lengthKm"])
+    }
+}
+
+/// Upper-cases its name when it is fetched, and records the keys read without letting the
+/// base class fire the fault first.
+final class ShoutingTrail: NSManagedObject {
+    var accessed: [String] = []
+    override func awakeFromFetch() {
+        super.awakeFromFetch()
+        setPrimitiveValue((primitiveValue(forKey: "name") as? String)?.uppercased(), forKey: "name")
+    }
+    override func willAccessValue(forKey key: String?) { accessed.append(key ?? "") }
 }
 
 /// Records its faulting state in the three moments an object changes between fault and
