@@ -184,7 +184,9 @@ extension SQLiteStoreEngine {
         var stepTime: TimeInterval = 0
         var rowCount = 0
         var firstEntity: NSEntityDescription?
-        var current: StoreEntity?
+        // The decoder of the concrete entity of the rows last read: made again only when a
+        // row of another entity comes.
+        var decoder: RowDecoder?
         // The rows' read time, taken once at the first row rather than once per row.
         var firstReadAt: TimeInterval?
         while true {
@@ -192,17 +194,19 @@ extension SQLiteStoreEngine {
             guard try statement.step() else { break }
             if let clock { stepTime += clock.elapsed - stepStart }
             let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
-            if current?.number != number { current = try storeEntity(number: number) }
+            if decoder?.entity.number != number {
+                decoder = RowDecoder(entity: try storeEntity(number: number), plan: plan, external: externalStorage)
+            }
             let readAt = firstReadAt ?? ProcessInfo.processInfo.systemUptime
             firstReadAt = readAt
-            let row = try decodeRow(statement, entity: current!, plan: plan, readAt: readAt)
+            let row = try decoder!.decode(statement, readAt: readAt)
             if rowCount == 0 { firstEntity = row.entity }
             rowCount += 1
             body(row)
         }
         if let clock {
             SQLDebugLog.connectionFetchTime(stepTime)
-            let name = entityName ?? firstEntity?.name ?? current?.entity.name ?? ""
+            let name = entityName ?? firstEntity?.name ?? decoder?.entity.entity.name ?? ""
             if database.debugLevel >= 3, let tail {
                 tail.pointee = FetchLogTail(statement: statement, entity: name, sql: statement.sql,
                                             rows: rowCount, seconds: logTotals ? clock.elapsed : nil)
@@ -213,49 +217,5 @@ extension SQLiteStoreEngine {
             }
             if logTotals { SQLDebugLog.totalFetchTime(clock.elapsed, rows: rowCount) }
         }
-    }
-
-    /// The row at the statement's cursor, for its concrete `entity`.
-    private func decodeRow(_ statement: SQLiteStatement, entity: StoreEntity, plan: SelectPlan, readAt: TimeInterval) throws -> StoreRow {
-        let table = entity.entity.propertyTable
-        let external = externalStorage
-        let mappedAttributes = entity.attributesInSlotOrder
-        let resultColumn = plan.resultColumn
-        // Each selected attribute's value moved into its slot as it is read, in slot order,
-        // the others nil.
-        var attributes = try PropertyValues(table: table) { slots in
-            // By index, reading the fields it needs: no retain of each attribute's
-            // description, which only transformables and external data need.
-            for index in mappedAttributes.indices {
-                let result = resultColumn[mappedAttributes[index].column]
-                guard result >= 0 else { continue }
-                let storage = mappedAttributes[index].storage
-                if storage.readsPlain {
-                    slots.write(RowCodec.readPlain(statement, column: result, storage: storage), at: mappedAttributes[index].slot)
-                } else {
-                    slots.write(try RowCodec.read(statement, column: result, storage: storage, attribute: mappedAttributes[index].attribute, external: external),
-                                at: mappedAttributes[index].slot)
-                }
-            }
-        }
-        // A composite is the dictionary of its elements that are not NULL; nil when all are.
-        for element in entity.compositeElements {
-            let result = plan.resultColumn[element.column]
-            guard result >= 0, let value = try RowCodec.read(statement, column: result, storage: element.storage, attribute: element.element, external: external) else { continue }
-            attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
-        }
-        var toOne = ToOneKeys()
-        for (column, entityColumn, relationship, destinationNumber) in entity.toOnes {
-            let result = plan.resultColumn[column]
-            guard result >= 0, !statement.isNull(result) else { continue }
-            var number = destinationNumber
-            if let entityColumn, plan.resultColumn[entityColumn] >= 0, !statement.isNull(plan.resultColumn[entityColumn]) {
-                number = Int(statement.int64(plan.resultColumn[entityColumn]))
-            }
-            toOne[relationship.name] = StoreKey(entityNumber: number, primaryKey: statement.int64(result))
-        }
-        return StoreRow(
-            key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: entity.entity,
-            version: statement.int64(2), attributes: attributes, toOne: toOne, timestamp: readAt)
     }
 }
