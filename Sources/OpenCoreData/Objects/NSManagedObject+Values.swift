@@ -254,16 +254,22 @@ extension NSManagedObject {
     /// take the key-value coding path (and its conversions and messages).
     @inline(__always)
     private func storedAttributeValue<T>(forKey key: String) -> T? {
-        let table = state.values.table
         // A composite's elements come out converted one by one: that stays with value(forKey:).
-        guard let slot = table.slotByName[key], let attribute = table.all[slot] as? NSAttributeDescription,
-            attribute.attributeType != .compositeAttributeType
-        else { return nil }
+        let found = withPropertyTable { table -> Int? in
+            guard let slot = table.slotByName[key], let attribute = table.all[slot] as? NSAttributeDescription,
+                attribute.attributeType != .compositeAttributeType
+            else { return nil }
+            return slot
+        }
+        guard let slot = found else { return nil }
         if state.checksQueue { managedObjectContext?.checkQueue() }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fulfillFaultIfNeeded()
-        return state.values[slot] as? T
+        // Read where it lies once the fault has fired (firing replaces the values): only
+        // the value is copied, not the values' buffer.
+        let slots = state.values.unsafeSlots
+        return slot < slots.count ? ExactValueReader.copy(slots.baseAddress! + slot) as? T : nil
     }
 
     /// Sets `key` to `value`: what a `@Managed` setter calls.
@@ -283,12 +289,12 @@ extension NSManagedObject {
     /// the attribute there when it is a plain attribute (not a composite, derived or other
     /// subclass, nor a relationship or fetched property).
     ///
-    /// The table is borrowed without retaining it (two retains and releases per value set,
-    /// of the table and of its array of properties): it is used only here, before anything
-    /// runs that could replace the object's table, and the object holds it meanwhile.
+    /// The table is borrowed without retaining it (``withPropertyTable(_:)``; two retains
+    /// and releases per value set, of the table and of its array of properties): it is used
+    /// only here, before anything runs that could replace the object's values.
     @inline(__always)
     private func setterSlot(forKey key: String) -> (slot: Int, plainAttributeType: NSAttributeType?) {
-        Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in
+        withPropertyTable { table in
             let slot = slotSetNext(forKey: key, in: table)
             return (slot, Self.plainAttributeType(inSlot: slot, of: table))
         }
@@ -299,7 +305,7 @@ extension NSManagedObject {
     /// borrowed without retaining it, as in ``setterSlot(forKey:)``: the object holds it.
     @inline(__always)
     private func plainAttributeType(inSlot slot: Int) -> NSAttributeType? {
-        Unmanaged.passUnretained(state.values.table)._withUnsafeGuaranteedRef { table in Self.plainAttributeType(inSlot: slot, of: table) }
+        withPropertyTable { table in Self.plainAttributeType(inSlot: slot, of: table) }
     }
 
     @inline(__always)

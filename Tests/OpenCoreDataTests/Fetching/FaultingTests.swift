@@ -234,13 +234,22 @@ final class FaultingTests: FetchTestCase {
         XCTAssertEqual(shouting.value(forKey: "name") as? String, "MALERWEG")
         XCTAssertEqual(shouting.value(forKey: "lengthKm") as? Double, 116)
         XCTAssertFalse(shouting.isFault)
-        XCTAssertEqual((shouting as? ShoutingTrail)?.accessed, ["name", "lengthKm"])
+        let typed = try XCTUnwrap(shouting as? ShoutingTrail)
+        XCTAssertEqual(typed.accessed, ["name", "lengthKm"])
+        // The same through a @Managed property, whose getter reads the stored value itself.
+        stack.viewContext.refresh(typed, mergeChanges: false)
+        XCTAssertTrue(typed.isFault)
+        XCTAssertEqual(typed.name, "MALERWEG")
+        XCTAssertEqual(typed.lengthKm, 116)
+        XCTAssertEqual(typed.accessed, ["name", "lengthKm", "name", "lengthKm"])
     }
 }
 
 /// Upper-cases its name when it is fetched, and records the keys read without letting the
 /// base class fire the fault first.
 final class ShoutingTrail: NSManagedObject {
+    @Managed var name: String?
+    @Managed var lengthKm: Double
     var accessed: [String] = []
     override func awakeFromFetch() {
         super.awakeFromFetch()
