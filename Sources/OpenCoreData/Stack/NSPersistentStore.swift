@@ -47,7 +47,8 @@ open class NSPersistentStore {
     private var coordinatorHandle: TargetHandle<NSPersistentStoreCoordinator>?
     /// What object IDs and the engine hold instead of a weak reference to the store, so
     /// that retaining and releasing the store stays on the runtime's fast path.
-    let handle = TargetHandle<NSPersistentStore>()
+    /// It carries the store's UUID, for the IDs (``storeIdentifier``).
+    let handle: StoreHandle
 
     /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
     /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
@@ -98,7 +99,7 @@ open class NSPersistentStore {
         self.engine = engine
         self.sqliteEngine = engine as? SQLiteStoreEngine
         self.isIncremental = engine is IncrementalStoreEngine
-        self.storeIdentifier = engine.identifier
+        self.handle = StoreHandle(identifier: engine.identifier)
         handle.attach(self)
         sqliteEngine?.storeHandle = handle
         sqliteEngine?.watchRemoteChanges()
@@ -111,7 +112,11 @@ open class NSPersistentStore {
     /// ThreadSanitizer), and the UUID never changes.
     /// Set once more only for an incremental store, by its coordinator, after
     /// ``NSIncrementalStore/loadMetadata()`` and before the store is published.
-    var storeIdentifier: String
+    /// Kept by the store's handle, which object IDs hold.
+    var storeIdentifier: String {
+        get { handle.identifier }
+        set { handle.identifier = newValue }
+    }
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     ///
