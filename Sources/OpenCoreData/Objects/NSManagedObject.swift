@@ -83,11 +83,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
 
     deinit {
         // Unowned entries must go before the memory does (see ObjectRegistry).
-        if let registration {
-            registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
-            // The context no longer uses the object: an incremental store is told so.
-            if registration.notifiesStore { objectID.persistentStore?.contextDidUnregister(objectID) }
+        guard registration != nil else { return }
+        // Read in place rather than copied out (a retain and a release of the registry per
+        // object freed): the object's own field holds the registry until the object's
+        // memory goes, after this body, and nothing here sets the field.
+        let key = registration.unsafelyUnwrapped.key
+        Unmanaged.passUnretained(registration.unsafelyUnwrapped.registry)._withUnsafeGuaranteedRef {
+            $0.removeEntry(key, ifItIs: Unmanaged.passUnretained(self))
         }
+        // The context no longer uses the object: an incremental store is told so.
+        if registration.unsafelyUnwrapped.notifiesStore { objectID.persistentStore?.contextDidUnregister(objectID) }
     }
 
     /// Makes an empty fault for a stored row, without defaults or insertion.
