@@ -32,7 +32,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         set { contextHandle = newValue?.handle }
     }
     /// The handle of the context the object lives in.
-    var contextHandle: TargetHandle<NSManagedObjectContext>?
+    /// (Spelled `Optional`, so that it has no implicit `nil` to start from: the initializer
+    /// sets it, a fault's to its context's handle, with no `nil` to release first.)
+    var contextHandle: Optional<TargetHandle<NSManagedObjectContext>>
     /// The object's identity: temporary until the object is saved, then permanent.
     /// Not checked for overlapping access at run time (a check at each fault made), as
     /// ``state``: only the owning context's queue sets it.
@@ -52,11 +54,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Default values from the model are set, then ``awakeFromInsert()`` runs once the
     /// object is in a context.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        // A fault being made gets its permanent ID and its context here, not a temporary ID
+        // to replace, and no values: the model's defaults, which it would drop at once, cost
+        // a retain and a release. (Faults are made without a context: an object inserted at
+        // once asks for none.)
+        if context == nil, let fault = FaultIDHandoff.take(for: Self.self, entity: entity) {
+            self.objectID = fault.id.takeUnretainedValue()
+            self.contextHandle = fault.contextHandle.takeUnretainedValue()
+            state = ManagedObjectState(values: PropertyValues(table: entity.propertyTable))
+        } else {
+            self.objectID = NSManagedObjectID(temporaryFor: entity)
+            self.contextHandle = nil
+            state = ManagedObjectState(values: entity.propertyTable.defaultValues)
+        }
+        // Last, so that the entity the initializer was handed moves in rather than being
+        // retained here and released on return.
         self.entity = entity
-        // A fault being made gets its permanent ID here, not a temporary one to replace.
-        // (Faults are made without a context: an object inserted at once asks for none.)
-        self.objectID = (context == nil ? FaultIDHandoff.take(for: Self.self, entity: entity) : nil) ?? NSManagedObjectID(temporaryFor: entity)
-        state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
         if let context { context.insert(self) }
     }
@@ -98,9 +111,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Makes an empty fault for a stored row, without defaults or insertion.
     static func makeFault(of entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let type = ManagedObjectClasses.objectClass(for: entity)
-        let object = FaultIDHandoff.initializing(id, as: type) { type.init(entity: entity, insertInto: nil) }
+        let object = FaultIDHandoff.initializing(id, context: context, as: type) { type.init(entity: entity, insertInto: nil) }
+        // Set here only when the initializer did not take them (see FaultIDHandoff).
         if object.objectID !== id { object.objectID = id }
-        object.managedObjectContext = context
+        if object.contextHandle !== context.handle { object.managedObjectContext = context }
         object.state.values.removeAll()
         object.state.isFault = true
         object.state.checksQueue = context.checksQueue
