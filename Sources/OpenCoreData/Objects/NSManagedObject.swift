@@ -372,7 +372,10 @@ struct ManagedObjectState {
     /// loads the whole batch in one statement.
     var fetchBatch: FetchBatch?
     /// Live proxies from `mutableOrderedSetValue(forKey:)`, kept in step with `values`.
-    var orderedProxies: [WeakOrderedProxy] = []
+    var orderedProxies: [WeakOrderedProxy] {
+        get { rarelyUsed?.orderedProxies ?? [] }
+        _modify { yield &uniqueRarelyUsed().orderedProxies }
+    }
     /// The context's event number when ``eventOldValues`` was started; older records are stale.
     var eventNumber = -1
     /// Whether the object was inserted in the event `eventNumber` names (its changes are
@@ -383,8 +386,44 @@ struct ManagedObjectState {
     var eventOldValues = EventOldValues()
     /// The members of a to-many relationship when `willChangeValue(forKey:withSetMutation:using:)`
     /// announced a change, by key, until the matching `didChangeValue`.
-    /// (`Dictionary()`, not `[:]`: the literal calls `init(dictionaryLiteral:)` for every object made.)
-    var pendingSetMutations = [String: [NSManagedObject]]()
+    var pendingSetMutations: [String: [NSManagedObject]] {
+        get { rarelyUsed?.pendingSetMutations ?? [:] }
+        _modify { yield &uniqueRarelyUsed().pendingSetMutations }
+    }
+    /// Whether any ordered-set proxy is live or not yet cleared (asked at every fault fired:
+    /// `orderedProxies.isEmpty` made and freed an empty array when there is none).
+    var hasOrderedProxies: Bool {
+        guard let rarelyUsed else { return false }
+        return !rarelyUsed.orderedProxies.isEmpty
+    }
+    /// The state few objects ever use, made on first use: `nil`, one release call as the
+    /// object is freed, where an empty array and an empty dictionary held in place were two.
+    private var rarelyUsed: RarelyUsedObjectState?
 
     init(values: PropertyValues) { self.values = values }
+
+    /// `rarelyUsed`, made if need be, and copied first if another state shares it (so that
+    /// the state stays a value).
+    private mutating func uniqueRarelyUsed() -> RarelyUsedObjectState {
+        if rarelyUsed == nil {
+            rarelyUsed = RarelyUsedObjectState()
+        } else if !isKnownUniquelyReferenced(&rarelyUsed) {
+            rarelyUsed = rarelyUsed.unsafelyUnwrapped.copy()
+        }
+        return rarelyUsed.unsafelyUnwrapped
+    }
+}
+
+/// The part of ``ManagedObjectState`` few objects use (see its properties of the same names).
+final class RarelyUsedObjectState {
+    var orderedProxies: [WeakOrderedProxy] = []
+    /// (`Dictionary()`, not `[:]`: the literal calls `init(dictionaryLiteral:)`.)
+    var pendingSetMutations = [String: [NSManagedObject]]()
+
+    func copy() -> RarelyUsedObjectState {
+        let copy = RarelyUsedObjectState()
+        copy.orderedProxies = orderedProxies
+        copy.pendingSetMutations = pendingSetMutations
+        return copy
+    }
 }
