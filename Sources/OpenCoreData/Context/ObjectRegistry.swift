@@ -59,7 +59,7 @@ final class ObjectRegistry {
         if let previous = object.registration, previous.registry !== self || previous.key != key {
             previous.registry.remove(object)
         }
-        object.registration = Registration(registry: self, key: key, notifiesStore: notifiesStore)
+        Self.setRegistration(of: object, to: Registration(registry: self, key: key, notifiesStore: notifiesStore))
         lock.lock()
         defer { lock.unlock() }
         tables[tablePosition(making: key.store)].entries.setValue(Unmanaged.passUnretained(object), for: key.key)
@@ -77,7 +77,7 @@ final class ObjectRegistry {
                     if let previous = object.registration, previous.registry !== self || previous.key != key {
                         previous.registry.remove(object)
                     }
-                    object.registration = Registration(registry: self, key: key, notifiesStore: false)
+                    Self.setRegistration(of: object, to: Registration(registry: self, key: key, notifiesStore: false))
                 }
             }
             lock.lock()
@@ -88,6 +88,19 @@ final class ObjectRegistry {
                 if position < 0 || tables[position].store != key.store { position = tablePosition(making: key.store) }
                 tables[position].entries.setValue(Unmanaged.passUnretained(entries[index].object), for: key.key)
             }
+        }
+    }
+
+    /// Sets `object`'s registration. When it has none (an object registered for the first
+    /// time: every fault a fetch makes), the new one is stored without an assignment, which
+    /// released the `nil` it replaced: a call per object registered. A `nil` registration
+    /// holds no reference, so nothing is lost by not destroying it.
+    @inline(__always)
+    private static func setRegistration(of object: NSManagedObject, to registration: consuming Registration) {
+        if object.registration == nil {
+            withUnsafeMutablePointer(to: &object.registration) { $0.initialize(to: registration) }
+        } else {
+            object.registration = registration
         }
     }
 

@@ -305,7 +305,7 @@ extension NSManagedObject {
 
     /// The stored value of relationship `key` changed: live ordered-set proxies copy it.
     func relationshipStorageDidChange(_ key: String) {
-        guard !state.orderedProxies.isEmpty else { return }
+        guard state.hasOrderedProxies else { return }
         state.orderedProxies.removeAll { $0.proxy == nil }
         for entry in state.orderedProxies where entry.proxy?.relationship.name == key {
             entry.proxy?.copyRelationship()
@@ -316,7 +316,7 @@ extension NSManagedObject {
     /// live ordered-set proxies copy the relationship again, or, when the object just
     /// became a fault, before their next use (copying now would fire the fault).
     func relationshipsWereReset() {
-        guard !state.orderedProxies.isEmpty else { return }
+        guard state.hasOrderedProxies else { return }
         state.orderedProxies.removeAll { $0.proxy == nil }
         for entry in state.orderedProxies {
             if state.isFault { entry.proxy?.isStale = true } else { entry.proxy?.copyRelationship() }

@@ -32,7 +32,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
         set { contextHandle = newValue?.handle }
     }
     /// The handle of the context the object lives in.
-    var contextHandle: TargetHandle<NSManagedObjectContext>?
+    /// (Spelled `Optional`, so that it has no implicit `nil` to start from: the initializer
+    /// sets it, a fault's to its context's handle, with no `nil` to release first.)
+    var contextHandle: Optional<TargetHandle<NSManagedObjectContext>>
     /// The object's identity: temporary until the object is saved, then permanent.
     /// Not checked for overlapping access at run time (a check at each fault made), as
     /// ``state``: only the owning context's queue sets it.
@@ -52,11 +54,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
     /// Default values from the model are set, then ``awakeFromInsert()`` runs once the
     /// object is in a context.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        // A fault being made gets its permanent ID and its context here, not a temporary ID
+        // to replace, and no values: the model's defaults, which it would drop at once, cost
+        // a retain and a release. (Faults are made without a context: an object inserted at
+        // once asks for none.)
+        if context == nil, let fault = FaultIDHandoff.take(for: Self.self, entity: entity) {
+            self.objectID = fault.id.takeUnretainedValue()
+            self.contextHandle = fault.contextHandle.takeUnretainedValue()
+            state = ManagedObjectState(values: PropertyValues(table: entity.propertyTable))
+        } else {
+            self.objectID = NSManagedObjectID(temporaryFor: entity)
+            self.contextHandle = nil
+            state = ManagedObjectState(values: entity.propertyTable.defaultValues)
+        }
+        // Last, so that the entity the initializer was handed moves in rather than being
+        // retained here and released on return.
         self.entity = entity
-        // A fault being made gets its permanent ID here, not a temporary one to replace.
-        // (Faults are made without a context: an object inserted at once asks for none.)
-        self.objectID = (context == nil ? FaultIDHandoff.take(for: Self.self, entity: entity) : nil) ?? NSManagedObjectID(temporaryFor: entity)
-        state = ManagedObjectState(values: entity.propertyTable.defaultValues)
         super.init()
         if let context { context.insert(self) }
     }
@@ -83,19 +96,25 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCoding {
 
     deinit {
         // Unowned entries must go before the memory does (see ObjectRegistry).
-        if let registration {
-            registration.registry.removeEntry(registration.key, ifItIs: Unmanaged.passUnretained(self))
-            // The context no longer uses the object: an incremental store is told so.
-            if registration.notifiesStore { objectID.persistentStore?.contextDidUnregister(objectID) }
+        guard registration != nil else { return }
+        // Read in place rather than copied out (a retain and a release of the registry per
+        // object freed): the object's own field holds the registry until the object's
+        // memory goes, after this body, and nothing here sets the field.
+        let key = registration.unsafelyUnwrapped.key
+        Unmanaged.passUnretained(registration.unsafelyUnwrapped.registry)._withUnsafeGuaranteedRef {
+            $0.removeEntry(key, ifItIs: Unmanaged.passUnretained(self))
         }
+        // The context no longer uses the object: an incremental store is told so.
+        if registration.unsafelyUnwrapped.notifiesStore { objectID.persistentStore?.contextDidUnregister(objectID) }
     }
 
     /// Makes an empty fault for a stored row, without defaults or insertion.
     static func makeFault(of entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let type = ManagedObjectClasses.objectClass(for: entity)
-        let object = FaultIDHandoff.initializing(id, as: type) { type.init(entity: entity, insertInto: nil) }
+        let object = FaultIDHandoff.initializing(id, context: context, as: type) { type.init(entity: entity, insertInto: nil) }
+        // Set here only when the initializer did not take them (see FaultIDHandoff).
         if object.objectID !== id { object.objectID = id }
-        object.managedObjectContext = context
+        if object.contextHandle !== context.handle { object.managedObjectContext = context }
         object.state.values.removeAll()
         object.state.isFault = true
         object.state.checksQueue = context.checksQueue
@@ -353,7 +372,10 @@ struct ManagedObjectState {
     /// loads the whole batch in one statement.
     var fetchBatch: FetchBatch?
     /// Live proxies from `mutableOrderedSetValue(forKey:)`, kept in step with `values`.
-    var orderedProxies: [WeakOrderedProxy] = []
+    var orderedProxies: [WeakOrderedProxy] {
+        get { rarelyUsed?.orderedProxies ?? [] }
+        _modify { yield &uniqueRarelyUsed().orderedProxies }
+    }
     /// The context's event number when ``eventOldValues`` was started; older records are stale.
     var eventNumber = -1
     /// Whether the object was inserted in the event `eventNumber` names (its changes are
@@ -364,8 +386,44 @@ struct ManagedObjectState {
     var eventOldValues = EventOldValues()
     /// The members of a to-many relationship when `willChangeValue(forKey:withSetMutation:using:)`
     /// announced a change, by key, until the matching `didChangeValue`.
-    /// (`Dictionary()`, not `[:]`: the literal calls `init(dictionaryLiteral:)` for every object made.)
-    var pendingSetMutations = [String: [NSManagedObject]]()
+    var pendingSetMutations: [String: [NSManagedObject]] {
+        get { rarelyUsed?.pendingSetMutations ?? [:] }
+        _modify { yield &uniqueRarelyUsed().pendingSetMutations }
+    }
+    /// Whether any ordered-set proxy is live or not yet cleared (asked at every fault fired:
+    /// `orderedProxies.isEmpty` made and freed an empty array when there is none).
+    var hasOrderedProxies: Bool {
+        guard let rarelyUsed else { return false }
+        return !rarelyUsed.orderedProxies.isEmpty
+    }
+    /// The state few objects ever use, made on first use: `nil`, one release call as the
+    /// object is freed, where an empty array and an empty dictionary held in place were two.
+    private var rarelyUsed: RarelyUsedObjectState?
 
     init(values: PropertyValues) { self.values = values }
+
+    /// `rarelyUsed`, made if need be, and copied first if another state shares it (so that
+    /// the state stays a value).
+    private mutating func uniqueRarelyUsed() -> RarelyUsedObjectState {
+        if rarelyUsed == nil {
+            rarelyUsed = RarelyUsedObjectState()
+        } else if !isKnownUniquelyReferenced(&rarelyUsed) {
+            rarelyUsed = rarelyUsed.unsafelyUnwrapped.copy()
+        }
+        return rarelyUsed.unsafelyUnwrapped
+    }
+}
+
+/// The part of ``ManagedObjectState`` few objects use (see its properties of the same names).
+final class RarelyUsedObjectState {
+    var orderedProxies: [WeakOrderedProxy] = []
+    /// (`Dictionary()`, not `[:]`: the literal calls `init(dictionaryLiteral:)`.)
+    var pendingSetMutations = [String: [NSManagedObject]]()
+
+    func copy() -> RarelyUsedObjectState {
+        let copy = RarelyUsedObjectState()
+        copy.orderedProxies = orderedProxies
+        copy.pendingSetMutations = pendingSetMutations
+        return copy
+    }
 }

@@ -17,8 +17,9 @@ public final class NSManagedObjectID: NSObject {
     /// The store that holds the object; `nil` while the ID is temporary, and once the store
     /// is gone.
     public var persistentStore: NSPersistentStore? { storeHandle?.target }
-    /// The store's handle, held instead of a weak reference (``TargetHandle``).
-    private let storeHandle: TargetHandle<NSPersistentStore>?
+    /// The store's handle, held instead of a weak reference (``TargetHandle``); it carries
+    /// the store's UUID too, kept so the URI survives the store being removed.
+    private let storeHandle: StoreHandle?
     /// The row the ID names; `nil` while it is temporary.
     let storeKey: StoreKey?
     /// The UUID that tells temporary IDs apart (`t<UUID>` in the URI). Made the first time
@@ -30,15 +31,18 @@ public final class NSManagedObjectID: NSObject {
         guard storeKey == nil else { return nil }
         Self.temporaryIdentifierLock.lock()
         defer { Self.temporaryIdentifierLock.unlock() }
-        if let made = madeTemporaryIdentifier { return made }
-        let made = UUID().uuidString
-        madeTemporaryIdentifier = made
-        return made
+        if let made = madeTemporaryUUID { return made.uuidString }
+        let made = UUID()
+        madeTemporaryUUID = made
+        return made.uuidString
     }
-    private var madeTemporaryIdentifier: String?
+    /// Kept as the UUID's bytes, not its string: a value with no reference to release as
+    /// every ID is freed (a permanent ID's empty string was a release call each).
+    private var madeTemporaryUUID: UUID?
     private static let temporaryIdentifierLock = NSLock()
-    /// The store UUID, kept so the URI survives the store being removed.
-    private let storeIdentifier: String?
+    /// The store UUID, read from the handle: an ID holding its own reference to the string
+    /// cost a retain as the ID was made and a release as it was freed.
+    private var storeIdentifier: String? { storeHandle?.identifier }
 
     /// The order temporary IDs were made in (0 for a permanent ID). A save gives objects of
     /// one entity their primary keys in this order, so objects that sort alike keep the
@@ -56,7 +60,6 @@ public final class NSManagedObjectID: NSObject {
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.storeKey = nil
-        self.storeIdentifier = nil
         self.storeHandle = nil
         self.creationSequence = ocd_increment(Self.creationCounter)
     }
@@ -65,7 +68,6 @@ public final class NSManagedObjectID: NSObject {
     init(store: NSPersistentStore, key: StoreKey, entity: NSEntityDescription) {
         self.entity = entity
         self.storeKey = key
-        self.storeIdentifier = store.identifier
         self.storeHandle = store.handle
         self.creationSequence = 0
     }
@@ -100,7 +102,7 @@ public final class NSManagedObjectID: NSObject {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
         guard let key = storeKey, let otherKey = other.storeKey else { return false }
-        return key == otherKey && storeIdentifier == other.storeIdentifier
+        return key == otherKey && (storeHandle === other.storeHandle || storeIdentifier == other.storeIdentifier)
     }
 
     public override var hash: Int {

@@ -14,7 +14,9 @@
 /// once the target has begun to be freed; a small lock, held by the reader around that and
 /// by ``clear()``, keeps the target's memory from being freed in between (a weak
 /// reference's side table does that job for `weak`).
-final class TargetHandle<Target: AnyObject> {
+///
+/// Not final only so that ``StoreHandle`` can carry a store's UUID; its members are.
+class TargetHandle<Target: AnyObject> {
     /// The unretained target, nil once cleared; read and written under `lock`.
     private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private let lock: UnsafeMutablePointer<Int32>
@@ -37,7 +39,7 @@ final class TargetHandle<Target: AnyObject> {
     }
 
     /// Points the handle at `target`, which must call ``clear()`` on it in its deinit.
-    func attach(_ target: Target) {
+    final func attach(_ target: Target) {
         ocd_lock(lock)
         slot.pointee = Unmanaged.passUnretained(target).toOpaque()
         ocd_unlock(lock)
@@ -49,7 +51,7 @@ final class TargetHandle<Target: AnyObject> {
     }
 
     /// The target, or nil once it is gone.
-    var target: Target? {
+    final var target: Target? {
         ocd_lock(lock)
         guard let pointer = slot.pointee, swift_tryRetain(pointer) != nil else {
             ocd_unlock(lock)
@@ -60,9 +62,23 @@ final class TargetHandle<Target: AnyObject> {
     }
 
     /// Called by the target's deinit: from then on the handle reads nil.
-    func clear() {
+    final func clear() {
         ocd_lock(lock)
         slot.pointee = nil
         ocd_unlock(lock)
+    }
+}
+
+/// A store's handle, which also carries the store's UUID: what a permanent object ID names
+/// its store by, held in one reference (an ID holding its own copy of the UUID string cost
+/// a retain as it was made and a release as it was freed, per object fetched).
+final class StoreHandle: TargetHandle<NSPersistentStore> {
+    /// The store's UUID. Set again only for an incremental store, before the store is
+    /// published (see ``NSPersistentStore/storeIdentifier``).
+    var identifier: String
+
+    init(identifier: String) {
+        self.identifier = identifier
+        super.init()
     }
 }

@@ -47,7 +47,8 @@ open class NSPersistentStore {
     private var coordinatorHandle: TargetHandle<NSPersistentStoreCoordinator>?
     /// What object IDs and the engine hold instead of a weak reference to the store, so
     /// that retaining and releasing the store stays on the runtime's fast path.
-    let handle = TargetHandle<NSPersistentStore>()
+    /// It carries the store's UUID, for the IDs (``storeIdentifier``).
+    let handle: StoreHandle
 
     /// The engine behind the store boundary: ``SQLiteStoreEngine`` for the SQLite,
     /// in-memory and binary stores, ``IncrementalStoreEngine`` for an ``NSIncrementalStore``.
@@ -98,7 +99,7 @@ open class NSPersistentStore {
         self.engine = engine
         self.sqliteEngine = engine as? SQLiteStoreEngine
         self.isIncremental = engine is IncrementalStoreEngine
-        self.storeIdentifier = engine.identifier
+        self.handle = StoreHandle(identifier: engine.identifier)
         handle.attach(self)
         sqliteEngine?.storeHandle = handle
         sqliteEngine?.watchRemoteChanges()
@@ -111,7 +112,11 @@ open class NSPersistentStore {
     /// ThreadSanitizer), and the UUID never changes.
     /// Set once more only for an incremental store, by its coordinator, after
     /// ``NSIncrementalStore/loadMetadata()`` and before the store is published.
-    var storeIdentifier: String
+    /// Kept by the store's handle, which object IDs hold.
+    var storeIdentifier: String {
+        get { handle.identifier }
+        set { handle.identifier = newValue }
+    }
 
     /// The store's metadata: its UUID, type and the version hashes of the model that wrote it.
     ///
@@ -279,19 +284,34 @@ final class RowCache {
     /// for a caller that needs neither the cached rows back nor an array of the new ones
     /// (each a retain and a release per row).
     func store(writtenRows written: [(NSManagedObject, StoreRow)]) {
-        store(written.lazy.map { $0.1 }) { _ in }
+        // Each row placed from where the array holds it: through a lazy map of the rows,
+        // each was copied out, and copied again as the cached row handed back, a retain
+        // and a release each per row.
+        storing(count: written.count) {
+            written.forEachBorrowedPair { _, row in
+                rows.withValue(for: row.key, default: row) { _ = settle(&$0, with: row) }
+            }
+        }
     }
 
     /// Caches `newRows`, handing `body` the cached row of each, in order.
     private func store<Rows: Collection>(_ newRows: Rows, _ body: (StoreRow) -> Void) where Rows.Element == StoreRow {
+        storing(count: newRows.count) {
+            for row in newRows { body(insert(row)) }
+        }
+    }
+
+    /// Runs `placeAll`, which places `count` rows, with the lock held and the table grown
+    /// for them first; then sweeps if need be.
+    private func storing(count: Int, _ placeAll: () -> Void) {
         lock.lock(); defer { lock.unlock() }
         // Grown once for a large fetch, not by doubling (each growth rehashes every row).
         // The new rows may already be cached (a refetch, a save), so not by their sum.
-        rows.reserveCapacity(Swift.max(rows.count, newRows.count))
+        rows.reserveCapacity(Swift.max(rows.count, count))
         let wasEmpty = rows.isEmpty
-        for row in newRows { body(insert(row)) }
+        placeAll()
         if wasEmpty {
-            // Every cached row is one of `newRows`, which the caller holds: a sweep would
+            // Every cached row is one of the new rows, which the caller holds: a sweep would
             // drop none, so only its next threshold is set (the scan of 100,000 rows just
             // read cost 6 % of a first fetch of them, a cache miss per row).
             if rows.count >= sweepCount { sweepCount = Self.sweepCount(after: rows.count) }
@@ -304,23 +324,21 @@ final class RowCache {
         // One hash whether the key is cached or not (a refetch finds most rows cached,
         // a save's new rows and a first fetch find none): the entry is settled in place.
         var cached = row
-        rows.withValue(for: row.key, default: row) { settle(&$0, with: row, cached: &cached) }
+        rows.withValue(for: row.key, default: row) { if !settle(&$0, with: row) { cached = $0 } }
         return cached
     }
 
     /// Settles the entry `slot` of `row`'s key (which is `row` itself when the key was
     /// not cached): a row of the same version already there stays, so that whoever holds
-    /// it still holds the cache's row; else `row` replaces it.
-    private func settle(_ slot: inout StoreRow, with row: StoreRow, cached: inout StoreRow) {
+    /// it still holds the cache's row, and the answer is false; else `row` replaces it.
+    private func settle(_ slot: inout StoreRow, with row: StoreRow) -> Bool {
         if slot !== row {
-            if slot.version == row.version {
-                cached = slot
-                return
-            }
+            if slot.version == row.version { return false }
             if slot.currentIn == identity { slot.currentIn = 0 }
             slot = row
         }
         row.currentIn = identity
+        return true
     }
 
     /// Drops every row nothing but the cache holds.

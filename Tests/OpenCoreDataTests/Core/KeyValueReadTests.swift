@@ -13,6 +13,22 @@ final class InitializingHike: NSManagedObject {
     }
 }
 
+/// A Hike class whose initializer makes another object of its own class first, which
+/// takes the fault hand-off (ID and context) meant for the outer one: the outer object
+/// must still be made a fault of its row, in its context.
+final class NestingHike: NSManagedObject {
+    nonisolated(unsafe) static var isNesting = false
+    nonisolated(unsafe) static var madeInside: [NSManagedObject] = []
+    required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        if !Self.isNesting {
+            Self.isNesting = true
+            Self.madeInside.append(NestingHike(entity: entity, insertInto: nil))
+            Self.isNesting = false
+        }
+        super.init(entity: entity, insertInto: context)
+    }
+}
+
 /// `value(forKey:)` of attributes, which reads a value of the attribute's own type where
 /// its slot holds it, and fetched objects' IDs, which their faults get as they are made.
 final class KeyValueReadTests: CoreTestCase {
@@ -92,5 +108,26 @@ final class KeyValueReadTests: CoreTestCase {
         let inserted = InitializingHike(context: reader.viewContext)
         XCTAssertTrue(inserted.objectID.isTemporaryID, "an inserted object's ID is temporary")
         InitializingHike.madeInside = []
+    }
+
+    func testAFaultWhoseHandOffAnotherObjectTookIsStillMadeInItsContext() throws {
+        model.entitiesByName["Hike"]!.managedObjectClassName = NSStringFromClass(NestingHike.self)
+        let writer = try openContainer()
+        let date = Date(timeIntervalSinceReferenceDate: 500)
+        for _ in 0..<2 { NSEntityDescription.insertNewObject(forEntityName: "Hike", into: writer.viewContext).setValue(date, forKey: "date") }
+        try writer.viewContext.save()
+        NestingHike.madeInside = []
+
+        let reader = try openContainer()
+        let hikes = try reader.viewContext.fetch(NSFetchRequest<NestingHike>(entityName: "Hike"))
+        XCTAssertEqual(hikes.count, 2)
+        XCTAssertEqual(NestingHike.madeInside.count, 2)
+        for hike in hikes {
+            XCTAssertTrue(hike.isFault)
+            XCTAssertFalse(hike.objectID.isTemporaryID)
+            XCTAssertTrue(hike.managedObjectContext === reader.viewContext)
+            XCTAssertEqual(hike.value(forKey: "date") as? Date, date, "the fault fires with its row's values")
+        }
+        NestingHike.madeInside = []
     }
 }
