@@ -284,9 +284,11 @@ extension NSManagedObjectContext {
         // The deleted rows leave each store's row cache, and the objects the registry, in one
         // hold of each lock rather than one per object. Stores are few: a short list.
         var deletedKeys: [(store: NSPersistentStore, keys: [StoreKey])] = []
-        for object in deletedNow {
+        // Borrowed (the local array keeps the objects alive), and each ID read out once.
+        deletedNow.forEachBorrowed { object in
             object.state.isDeleted = false
-            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
+            let id = object.objectID
+            guard let key = id.storeKey, let store = id.persistentStore else { return }
             if let index = deletedKeys.firstIndex(where: { $0.store === store }) {
                 deletedKeys[index].keys.append(key)
             } else {

@@ -70,10 +70,12 @@ final class SavePlan {
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
             let position: Int
+            // The ID read out once (each read retains and releases it).
+            let id = object.objectID
             // A temporary ID names no store: its entity's store is the last one's in a run.
-            if object.objectID.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
+            if id.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
                 position = last.position
-            } else if let known = object.objectID.persistentStore {
+            } else if let known = id.persistentStore {
                 position = self.position(of: known)
             } else if let found = coordinator.store(for: object.entity) {
                 position = self.position(of: found)
@@ -159,8 +161,9 @@ final class SavePlan {
             }
         }
         // Deletions first: a row may take over a unique value a deleted row had.
-        for object in storeWork.deleted where !object.state.isInaccessible {
-            guard let key = object.objectID.storeKey else { continue }
+        // Borrowed: `storeWork` keeps its objects alive.
+        try storeWork.deleted.forEachBorrowed { object in
+            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
             let deleted = try transaction.delete(key, expectedVersion: object.state.snapshot?.version)
             if !deleted, !versionsChecked, object.state.snapshot != nil { throw StaleRowVersion() }
         }
