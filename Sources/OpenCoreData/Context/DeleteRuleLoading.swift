@@ -114,8 +114,10 @@ extension NSManagedObjectContext {
         var byOwner: [Int64: [NSManagedObject]] = [:]
         if !fetched.isEmpty {
             reserveRegistryCapacity(additional: fetched.count, in: store)
-            for row in store.rowCache.store(fetched) {
-                guard let owner = row.toOne[inverse]?.primaryKey else { continue }
+            // Borrowed: the local array keeps the cached rows alive.
+            let rows = store.rowCache.store(fetched)
+            rows.forEachBorrowed { row in
+                guard let owner = row.toOne[inverse]?.primaryKey else { return }
                 let member = object(for: row.key, in: store)
                 if member.state.isFault { member.state.heldRow = row }
                 byOwner[owner, default: []].append(member)
