@@ -70,12 +70,10 @@ final class SavePlan {
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
             let position: Int
-            // The ID read out once (each read retains and releases it).
-            let id = object.objectID
             // A temporary ID names no store: its entity's store is the last one's in a run.
-            if id.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
+            if object.objectID.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
                 position = last.position
-            } else if let known = id.persistentStore {
+            } else if let known = object.objectID.persistentStore {
                 position = self.position(of: known)
             } else if let found = coordinator.store(for: object.entity) {
                 position = self.position(of: found)
