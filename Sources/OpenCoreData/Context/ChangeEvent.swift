@@ -34,9 +34,17 @@ struct ChangeEvent {
     /// (Mutating: asking the lists about each object brings their tables of positions up to date.)
     mutating func reportedUpdated() -> [NSManagedObject] {
         if inserted.isEmpty, undeleted.isEmpty, deleted.isEmpty, uninserted.isEmpty { return updated.objects }
-        return updated.objects.filter {
-            !inserted.contains($0) && !undeleted.contains($0) && !deleted.contains($0) && !uninserted.contains($0)
+        // The updated list walked in place (a copy of it, borrowed), not copied into an
+        // array first: a cascade's event updates every object it deletes, and reports none
+        // of them as updated.
+        var reported: [NSManagedObject] = []
+        let updated = self.updated
+        updated.forEachBorrowed { object in
+            if !inserted.contains(object) && !undeleted.contains(object) && !deleted.contains(object) && !uninserted.contains(object) {
+                reported.append(object)
+            }
         }
+        return reported
     }
 }
 

@@ -37,22 +37,38 @@ extension NSManagedObjectContext {
         // object's ID again later costs a cache miss per owner.
         var groups: [(relationship: NSRelationshipDescription, store: NSPersistentStore, owners: [NSManagedObject], keys: [Int64])] = []
         var groupIndex: [ObjectIdentifier: Int] = [:]
-        var lastEntity: NSEntityDescription?
-        var lastGroups: [Int?] = []  // by position in lastEntity's relationships; -1: none yet
-        for owner in owners where !owner.state.isFault && !owner.state.isInaccessible && !owner.state.isInserted {
+        // The last entity's relationships that load together, each with its slot and its
+        // group (-1: none yet), kept by identity and read once per run of the entity: the
+        // entity, its table and its relationships taken out of each owner were retained
+        // and released, each relationship once more as the loop walked it.
+        var lastEntity: ObjectIdentifier?
+        var candidates: [(relationship: NSRelationshipDescription, slot: Int?, group: Int)] = []
+        // Whether the last owner's store is a SQL one, asked once per store (its engine and
+        // schema taken out of it per owner were retained and released).
+        var lastStore: (store: ObjectIdentifier, isSQL: Bool)?
+        // Borrowed: the caller's array keeps the owners alive.
+        owners.forEachBorrowed { owner in
+            guard !owner.state.isFault && !owner.state.isInaccessible && !owner.state.isInserted else { return }
             let id = owner.objectID
-            guard let store = id.persistentStore, let key = id.storeKey?.primaryKey, store.engine.sqlSchema != nil else { continue }
-            let relationships = owner.entity.propertyTable.relationships
-            if owner.entity !== lastEntity {
-                lastEntity = owner.entity
-                lastGroups = relationships.map { Self.loadsTogether($0) ? groupIndex[ObjectIdentifier($0)] ?? -1 : nil }
+            guard let store = id.persistentStore, let key = id.storeKey?.primaryKey else { return }
+            if lastStore?.store != ObjectIdentifier(store) {
+                lastStore = (ObjectIdentifier(store), store.engine.sqlSchema != nil)
             }
-            for (position, relationship) in relationships.enumerated() {
-                guard var group = lastGroups[position] else { continue }
-                // The slot and the loaded set read in place: `state.hasLoaded(_:)` on another
-                // object's state copies the whole state first (a retain of each reference).
-                if let slot = owner.state.values.table.slot(of: relationship), owner.state.loadedRelationships.contains(slot) { continue }
+            guard lastStore!.isSQL else { return }
+            if ObjectIdentifier(owner.entity) != lastEntity {
+                let table = owner.entity.propertyTable
+                lastEntity = ObjectIdentifier(owner.entity)
+                candidates = table.relationships.filter(Self.loadsTogether).map { relationship in
+                    (relationship, table.slot(of: relationship), groupIndex[ObjectIdentifier(relationship)] ?? -1)
+                }
+            }
+            for position in candidates.indices {
+                // The loaded set read in place: `state.hasLoaded(_:)` on another object's
+                // state copies the whole state first (a retain of each reference).
+                if let slot = candidates[position].slot, owner.state.loadedRelationships.contains(slot) { continue }
+                var group = candidates[position].group
                 if group < 0 {
+                    let relationship = candidates[position].relationship
                     if let known = groupIndex[ObjectIdentifier(relationship)] {
                         group = known
                     } else {
@@ -60,7 +76,7 @@ extension NSManagedObjectContext {
                         groupIndex[ObjectIdentifier(relationship)] = group
                         groups.append((relationship, store, [], []))
                     }
-                    lastGroups[position] = group
+                    candidates[position].group = group
                 }
                 // Another store's owners of the same relationship fire their faults instead.
                 if groups[group].store === store {
@@ -98,8 +114,10 @@ extension NSManagedObjectContext {
         var byOwner: [Int64: [NSManagedObject]] = [:]
         if !fetched.isEmpty {
             reserveRegistryCapacity(additional: fetched.count, in: store)
-            for row in store.rowCache.store(fetched) {
-                guard let owner = row.toOne[inverse]?.primaryKey else { continue }
+            // Borrowed: the local array keeps the cached rows alive.
+            let rows = store.rowCache.store(fetched)
+            rows.forEachBorrowed { row in
+                guard let owner = row.toOne[inverse]?.primaryKey else { return }
                 let member = object(for: row.key, in: store)
                 if member.state.isFault { member.state.heldRow = row }
                 byOwner[owner, default: []].append(member)
@@ -107,10 +125,14 @@ extension NSManagedObjectContext {
         }
         // Most owners of a cascade's last round (its leaves) have no members: no look-up.
         let none = Set<NSManagedObject>()
-        for (owner, key) in zip(owners, keys) {
+        var position = 0
+        // Borrowed: the caller's array keeps the owners alive.
+        owners.forEachBorrowed { owner in
+            let key = keys[position]
+            position += 1
             let members = byOwner.isEmpty ? nil : byOwner[key]
             // By slot, as the relationship's value is read: the name is not hashed per owner.
-            guard let slot = owner.state.values.table.slot(of: relationship) else { continue }
+            guard let slot = owner.state.values.table.slot(of: relationship) else { return }
             owner.state.values[slot] = members.map { Set($0) } ?? none
             owner.state.loadedRelationships.insert(slot)
         }

@@ -19,8 +19,9 @@ extension NSManagedObjectContext {
             loadDeleteRuleRelationships(of: round)
             // A rule may take an object of the round back out of the queue (undo,
             // invalidation): only those still waiting are processed.
-            for object in round where deletionsToProcess.remove(object) {
-                applyDeleteRules(to: object)
+            // Borrowed: the round's array keeps its objects alive.
+            round.forEachBorrowed { object in
+                if deletionsToProcess.remove(object) { applyDeleteRules(to: object) }
             }
         }
         guard !event.isEmpty else { return }

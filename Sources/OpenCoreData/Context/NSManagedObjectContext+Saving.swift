@@ -141,20 +141,37 @@ extension NSManagedObjectContext {
     /// no action leave both sides as they are: deny fails the save while the relationship
     /// holds objects, and no action leaves the destinations pointing at the deleted object.
     func applyDeleteRules(to object: NSManagedObject) {
-        for relationship in object.entity.propertyTable.relationships {
+        // Walked borrowed (a cascade applies the rules of every object it deletes): the
+        // local array keeps the relationships, and `members` keeps the members, alive
+        // while the rules release them from the relationship.
+        let relationships = object.entity.propertyTable.relationships
+        relationships.forEachBorrowed { relationship in
             let cascades: Bool
             switch relationship.deleteRule {
             case .nullifyDeleteRule: cascades = false
             case .cascadeDeleteRule: cascades = true
-            case .denyDeleteRule, .noActionDeleteRule: continue
+            case .denyDeleteRule, .noActionDeleteRule: return
+            }
+            if !relationship.isToMany {
+                // A to-one: its one destination, without an array for it.
+                guard let member = object.relationshipValue(for: relationship) as? NSManagedObject else { return }
+                if member.state.isFault, member.state.heldRow == nil { prefetchFaults([member]) }
+                object.releaseMembers(of: relationship, in: self)
+                if member !== object { member.inverseDidLose(object, through: relationship, in: self) }
+                if cascades, !member.state.isDeleted { delete(member) }
+                return
             }
             let members = object.members(of: relationship)
-            guard !members.isEmpty else { continue }
+            guard !members.isEmpty else { return }
             prefetchFaults(members)
-            object.releaseMembers(of: relationship)
-            for member in members where member !== object { member.inverseDidLose(object, through: relationship) }
+            object.releaseMembers(of: relationship, in: self)
+            members.forEachBorrowed { member in
+                if member !== object { member.inverseDidLose(object, through: relationship, in: self) }
+            }
             if cascades {
-                for member in members where !member.state.isDeleted { delete(member) }
+                members.forEachBorrowed { member in
+                    if !member.state.isDeleted { delete(member) }
+                }
             }
         }
     }
@@ -267,9 +284,11 @@ extension NSManagedObjectContext {
         // The deleted rows leave each store's row cache, and the objects the registry, in one
         // hold of each lock rather than one per object. Stores are few: a short list.
         var deletedKeys: [(store: NSPersistentStore, keys: [StoreKey])] = []
-        for object in deletedNow {
+        // Borrowed (the local array keeps the objects alive), and each ID read out once.
+        deletedNow.forEachBorrowed { object in
             object.state.isDeleted = false
-            guard let key = object.objectID.storeKey, let store = object.objectID.persistentStore else { continue }
+            let id = object.objectID
+            guard let key = id.storeKey, let store = id.persistentStore else { return }
             if let index = deletedKeys.firstIndex(where: { $0.store === store }) {
                 deletedKeys[index].keys.append(key)
             } else {
@@ -308,13 +327,20 @@ extension NSManagedObject {
 
     /// A deleted object lets go of the destinations of `relationship` (nil or empty), as
     /// the delete rules tear it down.
-    func releaseMembers(of relationship: NSRelationshipDescription) {
+    /// `context` is the object's own (the one applying the rules): passed in, it is not
+    /// looked up in the object's handle (a lock, a retain and a release) for each step.
+    func releaseMembers(of relationship: NSRelationshipDescription, in context: NSManagedObjectContext) {
         let key = relationship.name
         willChangeValue(forKey: key)
-        if let slot = state.values.table.slotByName[key] { willMutate(slot: slot) }
-        state.values[key] = relationship.isToMany ? emptyValue(for: relationship) : nil
-        state.noteLoaded(relationship)
-        noteChange(forKey: key)
+        guard let slot = state.values.table.slot(of: relationship) else {
+            preconditionFailure("the entity has no property '\(key)'")
+        }
+        // What willMutate(slot:) does, with the context at hand.
+        if !state.isEventInsertion { context.noteEventChange(of: self, slot: slot) }
+        state.values[slot] = relationship.isToMany ? emptyValue(for: relationship) : nil
+        state.loadedRelationships.insert(slot)
+        // What noteChange(forKey:) does (the old value is kept just above).
+        if state.lastChangedSlot != slot || !state.changedSlots.contains(slot) { noteChange(slot: slot) }
         relationshipStorageDidChange(key)
         didChangeValue(forKey: key)
     }

@@ -82,7 +82,7 @@ extension NSManagedObjectContext {
     /// reaches objects the event did not touch.
     private func retract(_ object: NSManagedObject) {
         for relationship in object.entity.propertyTable.relationships where !object.members(of: relationship).isEmpty {
-            object.releaseMembers(of: relationship)
+            object.releaseMembers(of: relationship, in: self)
         }
         delete(object)
     }

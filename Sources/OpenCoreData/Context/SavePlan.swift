@@ -159,8 +159,9 @@ final class SavePlan {
             }
         }
         // Deletions first: a row may take over a unique value a deleted row had.
-        for object in storeWork.deleted where !object.state.isInaccessible {
-            guard let key = object.objectID.storeKey else { continue }
+        // Borrowed: `storeWork` keeps its objects alive.
+        try storeWork.deleted.forEachBorrowed { object in
+            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
             let deleted = try transaction.delete(key, expectedVersion: object.state.snapshot?.version)
             if !deleted, !versionsChecked, object.state.snapshot != nil { throw StaleRowVersion() }
         }

@@ -126,20 +126,40 @@ extension NSManagedObject {
     // MARK: Inverse maintenance
 
     /// `source` no longer points here through `relationship`: drop it from our inverse.
-    func inverseDidLose(_ source: NSManagedObject, through relationship: NSRelationshipDescription) {
+    ///
+    /// `context`, when the caller holds it (the delete rules): used as this object's own
+    /// when it is, rather than looked up in each object's handle (a lock, a retain and a
+    /// release each time), which a cascade did several times per deleted object.
+    func inverseDidLose(_ source: NSManagedObject, through relationship: NSRelationshipDescription, in context: NSManagedObjectContext? = nil) {
         guard let inverse = relationship.inverseRelationship, !state.isInaccessible else { return }
         if inverse.isToMany {
-            removePrimitively([source], from: inverse)
-        } else if toOneValue(of: inverse, expecting: source) === source {
-            willChangeValue(forKey: inverse.name)
-            // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
-            if let slot = state.values.table.slot(of: inverse), !state.isFault {
-                storePrimitiveValue(nil, slot: slot, key: inverse.name)
-            } else {
-                setPrimitiveValue(nil, forKey: inverse.name)
-            }
-            didChangeValue(forKey: inverse.name)
+            if inverse.isOrdered { removePrimitively([source], from: inverse) } else { removeMember(source, fromUnordered: inverse) }
+            return
         }
+        var own: NSManagedObjectContext?
+        if let context, contextHandle === context.handle { own = context }
+        guard toOneValue(of: inverse, expecting: source, ownContext: own) === source else { return }
+        willChangeValue(forKey: inverse.name)
+        // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
+        if let slot = state.values.table.slot(of: inverse), !state.isFault {
+            if let own, state.loadedRelationships.contains(slot) {
+                clearLoadedToOne(slot: slot, key: inverse.name, context: own)
+            } else {
+                storePrimitiveValue(nil, slot: slot, key: inverse.name)
+            }
+        } else {
+            setPrimitiveValue(nil, forKey: inverse.name)
+        }
+        didChangeValue(forKey: inverse.name)
+    }
+
+    /// What ``storePrimitiveValue(_:slot:key:)`` does to store `nil` in the loaded to-one
+    /// in `slot`, with the object's own `context` at hand (not looked up twice).
+    private func clearLoadedToOne(slot: Int, key: String, context: NSManagedObjectContext) {
+        if !state.isEventInsertion { context.noteEventChange(of: self, slot: slot) }
+        state.values[slot] = nil
+        relationshipStorageDidChange(key)
+        noteChange(slot: slot)
     }
 
     /// The current value of the to-one `relationship`, as ``relationshipValue(for:)`` reads
@@ -149,11 +169,13 @@ extension NSManagedObject {
     /// context, it loads as `source`: the object the registry look-up of loading it would
     /// return. The nullify rule asks this of every member of a deleted object's to-many (in
     /// a cascade through 100,000 objects, once per object), so the look-up is saved there.
-    private func toOneValue(of relationship: NSRelationshipDescription, expecting source: NSManagedObject) -> NSManagedObject? {
+    /// `ownContext`: this object's context, when the caller knows it.
+    private func toOneValue(of relationship: NSRelationshipDescription, expecting source: NSManagedObject,
+                            ownContext: NSManagedObjectContext? = nil) -> NSManagedObject? {
         if let slot = state.values.table.slot(of: relationship), !state.loadedRelationships.contains(slot) {
             fulfillFaultIfNeeded()
-            if !state.loadedRelationships.contains(slot), let context = managedObjectContext, context.parent == nil,
-                source.managedObjectContext === context, let registration = source.registration,
+            if !state.loadedRelationships.contains(slot), let context = ownContext ?? managedObjectContext, context.parent == nil,
+                source.contextHandle === context.handle, let registration = source.registration,
                 let destination = state.snapshot?.toOne[relationship.name], objectID.storeKey != nil,
                 let store = objectID.persistentStore, registration.key == PermanentKey(store: store, key: destination)
             {
@@ -236,6 +258,21 @@ extension NSManagedObject {
         mutateSet(key) { set in for object in removed { set.remove(object) } }
         didChangeValue(forKey: key)
         return removed
+    }
+
+    /// ``removePrimitively(_:from:)`` for one object and an unordered to-many: the delete
+    /// rules drop each deleted object from its destinations' inverses this way (in a
+    /// cascade through 100,000 objects, once per object), without an array for the one
+    /// object or the removed ones.
+    private func removeMember(_ object: NSManagedObject, fromUnordered relationship: NSRelationshipDescription) {
+        // Decided in a scope of its own, so that no reference to the set outlives it and
+        // the set can then change in place.
+        let contained = { storedSet(of: relationship).contains(object) }()
+        guard contained else { return }
+        let key = relationship.name
+        willChangeValue(forKey: key)
+        mutateSet(key) { set in _ = set.remove(object) }
+        didChangeValue(forKey: key)
     }
 
     /// The loaded set of an unordered to-many, stored as a `Set` from now on.

@@ -30,7 +30,11 @@ extension NSManagedObject {
     /// The Deny delete rules, as `validateForDelete()` checks them.
     func validateDeleteRules() throws {
         var errors: [NSError] = []
-        for relationship in entity.propertyTable.relationships where relationship.deleteRule == .denyDeleteRule {
+        // Walked borrowed (every deleted object is checked; most entities have no deny
+        // rule): the local array keeps the relationships alive.
+        let relationships = entity.propertyTable.relationships
+        relationships.forEachBorrowed { relationship in
+            guard relationship.deleteRule == .denyDeleteRule else { return }
             let members = relationship.isToMany
                 ? toManyMembers(relationshipValue(for: relationship))
                 : (relationshipValue(for: relationship) as? NSManagedObject).map { [$0] } ?? []
