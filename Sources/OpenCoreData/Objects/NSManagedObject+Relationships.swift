@@ -142,24 +142,11 @@ extension NSManagedObject {
         willChangeValue(forKey: inverse.name)
         // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
         if let slot = state.values.table.slot(of: inverse), !state.isFault {
-            if let own, state.loadedRelationships.contains(slot) {
-                clearLoadedToOne(slot: slot, key: inverse.name, context: own)
-            } else {
-                storePrimitiveValue(nil, slot: slot, key: inverse.name)
-            }
+            storePrimitiveValue(nil, slot: slot, key: inverse.name, context: own)
         } else {
             setPrimitiveValue(nil, forKey: inverse.name)
         }
         didChangeValue(forKey: inverse.name)
-    }
-
-    /// What ``storePrimitiveValue(_:slot:key:)`` does to store `nil` in the loaded to-one
-    /// in `slot`, with the object's own `context` at hand (not looked up twice).
-    private func clearLoadedToOne(slot: Int, key: String, context: NSManagedObjectContext) {
-        if !state.isEventInsertion { context.noteEventChange(of: self, slot: slot) }
-        state.values[slot] = nil
-        relationshipStorageDidChange(key)
-        noteChange(slot: slot)
     }
 
     /// The current value of the to-one `relationship`, as ``relationshipValue(for:)`` reads

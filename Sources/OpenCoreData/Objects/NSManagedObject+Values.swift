@@ -202,14 +202,17 @@ extension NSManagedObject {
     }
 
     /// ``storePrimitiveValue(_:forKey:)`` for a caller that knows the property's slot (and
-    /// has loaded the fault): the name is not looked up again.
-    func storePrimitiveValue(_ value: Any?, slot: Int, key: String) {
+    /// has loaded the fault): the name is not looked up again. `context` is the object's
+    /// own context when the caller holds it (the delete rules, for every object a cascade
+    /// reaches): not looked up through the object's handle, a lock, a retain and a release.
+    func storePrimitiveValue(_ value: Any?, slot: Int, key: String, context: NSManagedObjectContext? = nil) {
+        assert(context == nil || contextHandle === context!.handle, "not the object's context")
         var stored = AttributeValues.unwrapped(value).flatMap { AttributeValues.isNull($0) ? nil : $0 }
         let table = state.values.table
         if let relationship = table.all[slot] as? NSRelationshipDescription {
             // The value it replaces is loaded first, so that the event knows it.
-            if !state.loadedRelationships.contains(slot), managedObjectContext != nil { _ = relationshipValue(for: relationship) }
-            willMutate(slot: slot)
+            if !state.loadedRelationships.contains(slot), context != nil || managedObjectContext != nil { _ = relationshipValue(for: relationship) }
+            willMutate(slot: slot, context: context)
             if relationship.isToMany {
                 // Kept in the one form each kind of to-many has, whatever was handed in.
                 let members = toManyMembers(stored)
@@ -390,9 +393,9 @@ extension NSManagedObject {
     /// An object inserted in the current event has no old values to keep (and this check
     /// costs no look-up of the context, which matters when importing many objects).
     @inline(__always)
-    func willMutate(slot: Int) {
+    func willMutate(slot: Int, context: NSManagedObjectContext? = nil) {
         guard !state.isEventInsertion else { return }
-        managedObjectContext?.noteEventChange(of: self, slot: slot)
+        (context ?? managedObjectContext)?.noteEventChange(of: self, slot: slot)
     }
 
     /// Records that the property in `slot` changed, so the context saves the object.
