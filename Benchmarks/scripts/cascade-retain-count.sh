@@ -12,10 +12,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../.build/release}
-runtime=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
-for function in swift_retain swift_release; do
-    perf probe -l 2>/dev/null | grep -q "libswiftCore:$function " || perf probe -q -x "$runtime" "$function"
-done
+source "$here/runtime-probes.sh"
+add_runtime_probes swift_retain swift_release
 run='$s16graph_benchmarks17OpenCoreDataGraphV3runys5Int64VAA0F5PhaseOKF'
 perf probe -q -d 'probe_graph:cascade_run' > /dev/null 2>&1 || true
 perf probe -q -x "$build/graph-benchmarks" -a "probe_graph:cascade_run=$run"

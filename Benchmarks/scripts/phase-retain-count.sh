@@ -15,10 +15,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../.build/release}
 phase=${2:-fetch-all}
-runtime=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
-for function in swift_retain swift_release swift_tryRetain; do
-    perf probe -l 2>/dev/null | grep -q "libswiftCore:$function " || perf probe -q -x "$runtime" "$function"
-done
+source "$here/runtime-probes.sh"
+add_runtime_probes swift_retain swift_release swift_tryRetain
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # "retains releases tryRetains" of one process running the phase on $1 rows.

@@ -10,10 +10,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../.build/release}
-runtime=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
-for function in swift_retain swift_release; do
-    perf probe -l 2>/dev/null | grep -q "libswiftCore:$function " || perf probe -q -x "$runtime" "$function"
-done
+source "$here/runtime-probes.sh"
+add_runtime_probes swift_retain swift_release
 calls() {
     SWIFT_DETERMINISTIC_HASHING=1 perf stat -x, -e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release \
         "$build/upsert-benchmarks" "$1" --upsert-only 2>&1 > /dev/null | awk -F, '/probe_libswiftCore/ { total += $1 } END { print total }'

@@ -14,10 +14,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../.build/release}
 top=${2:-80}
-runtime=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
-for function in swift_retain swift_release; do
-    perf probe -l 2>/dev/null | grep -q "libswiftCore:$function " || perf probe -q -x "$runtime" "$function"
-done
+source "$here/runtime-probes.sh"
+add_runtime_probes swift_retain swift_release
 data=$(mktemp /tmp/retain-sites.XXXXXX)
 trap 'rm -f "$data"' EXIT
 SWIFT_DETERMINISTIC_HASHING=1 perf record -q -e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release -g \

@@ -50,6 +50,16 @@ final class FaultingTests: FetchTestCase {
 
     private func statements(_ lines: [String]) -> [String] { lines.filter { $0.hasPrefix("CoreData: sql:") } }
 
+    /// A third stack on the same file, whose trails are objects of `trailClass`.
+    private func stack(withTrailClass trailClass: NSManagedObject.Type) -> NSPersistentContainer {
+        let model = makeTrailheadModel()
+        model.entitiesByName["Trail"]!.managedObjectClassName = String(reflecting: trailClass)
+        let stack = NSPersistentContainer(name: "Trailhead", managedObjectModel: model)
+        stack.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Trailhead.sqlite"))]
+        stack.loadPersistentStores { _, error in XCTAssertNil(error) }
+        return stack
+    }
+
     func testAFaultFiresOnFirstAccessAndUniquingGivesOneObjectPerRow() throws {
         let fetched = try trail("Kungsleden", in: context)
         XCTAssertTrue(fetched.isFault)
@@ -207,11 +217,7 @@ final class FaultingTests: FetchTestCase {
 
     func testFaultingStateIsNonZeroOnlyWhileTheObjectChangesState() throws {
         FaultWatchedTrail.seen = []
-        let model = makeTrailheadModel()
-        model.entitiesByName["Trail"]!.managedObjectClassName = String(reflecting: FaultWatchedTrail.self)
-        let stack = NSPersistentContainer(name: "Watched", managedObjectModel: model)
-        stack.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Trailhead.sqlite"))]
-        stack.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let stack = stack(withTrailClass: FaultWatchedTrail.self)
         let watched = try trail("Laugavegur", in: stack.viewContext)
         _ = watched.value(forKey: "name")
         stack.viewContext.refresh(watched, mergeChanges: false)
@@ -224,11 +230,7 @@ final class FaultingTests: FetchTestCase {
     /// whose `willAccessValue(forKey:)` does not call super, so that the read itself fires
     /// the fault (the library reads the values in place, after firing).
     func testValueForKeyOnAFaultReadsWhatAwakeFromFetchLeft() throws {
-        let model = makeTrailheadModel()
-        model.entitiesByName["Trail"]!.managedObjectClassName = String(reflecting: ShoutingTrail.self)
-        let stack = NSPersistentContainer(name: "Shouting", managedObjectModel: model)
-        stack.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.appendingPathComponent("Trailhead.sqlite"))]
-        stack.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let stack = stack(withTrailClass: ShoutingTrail.self)
         let shouting = try trail("Malerweg", in: stack.viewContext)
         XCTAssertTrue(shouting.isFault)
         XCTAssertEqual(shouting.value(forKey: "name") as? String, "MALERWEG")
