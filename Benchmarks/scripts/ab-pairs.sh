@@ -8,13 +8,15 @@
 #
 # A_DIR and B_DIR hold the release executables. PHASE is a core-data-benchmarks phase
 # (insert, fetch-by-id, …; every phase but insert runs on a store the insert phase of the
-# same build writes first, untimed) or `upsert` (`upsert-benchmarks 3` each, comparing
-# the upsert's CPU time as a multiple of the C API's in the same run).
+# same build writes first, untimed), `upsert` (`upsert-benchmarks 3` each, comparing
+# the upsert's CPU time as a multiple of the C API's in the same run) or `cascade`
+# (graph-benchmarks' timed cascade delete of 100,001 objects, its tree written untimed).
 set -euo pipefail
-[[ $# -ge 3 ]] || { sed -n 2,11p "$0" >&2; exit 2; }
+[[ $# -ge 3 ]] || { sed -n 2,13p "$0" >&2; exit 2; }
 A=$1 B=$2 PHASE=$3 PAIRS=${4:-9}
 for dir in "$A" "$B"; do
     tool=core-data-benchmarks; [[ $PHASE == upsert ]] && tool=upsert-benchmarks
+    [[ $PHASE == cascade ]] && tool=graph-benchmarks
     [[ -x "$dir/$tool" ]] || { echo "ab-pairs: $dir/$tool is missing" >&2; exit 1; }
 done
 scratch=$(mktemp -d)
@@ -29,6 +31,11 @@ cpu_of() {
         return
     fi
     rm -f "$db" "$db-wal" "$db-shm"
+    if [[ $PHASE == cascade ]]; then
+        "$dir/graph-benchmarks" --subject opencoredata --phase cascade --db "$db" \
+            | python3 -c 'import json, sys; print("%.4f" % json.loads(sys.stdin.readlines()[-1])["cpuSeconds"])'
+        return
+    fi
     if [[ $PHASE != insert ]]; then
         "$dir/core-data-benchmarks" --subject opencoredata --phase insert --db "$db" > /dev/null
     fi
