@@ -8,6 +8,9 @@ import Foundation
 /// row (eight calls per row of a fetch of 10,000).
 struct RowDecoder {
     let entity: StoreEntity
+    /// The plan whose result columns it reads: a decoder kept between fetches (a look-up
+    /// by key after another) is used again only with the same plan.
+    let plan: SelectPlan
     private let description: NSEntityDescription
     private let table: EntityPropertyTable
     private let attributesInSlotOrder: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)]
@@ -19,6 +22,7 @@ struct RowDecoder {
 
     init(entity: StoreEntity, plan: SelectPlan, external: ExternalBinaryStorage) {
         self.entity = entity
+        self.plan = plan
         description = entity.entity
         table = entity.entity.propertyTable
         attributesInSlotOrder = entity.attributesInSlotOrder
@@ -26,6 +30,11 @@ struct RowDecoder {
         toOnes = entity.toOnes
         resultColumn = plan.resultColumn
         self.external = external
+    }
+
+    /// Whether it decodes the rows `plan` reads of the entity numbered `number`.
+    func decodes(_ number: Int, of plan: SelectPlan) -> Bool {
+        entity.number == number && self.plan === plan
     }
 
     /// The row at the statement's cursor.

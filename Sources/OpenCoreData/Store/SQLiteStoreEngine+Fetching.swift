@@ -73,7 +73,7 @@ extension SQLiteStoreEngine {
         }
         return try database.withStatement(plan.byKeySQL) { statement in
             statement.bindKey(key.primaryKey, at: 1)
-            return try readFirstRow(statement, plan: plan)
+            return try readFirstRow(statement, plan: plan, decoder: &lastKeyDecoder)
         }
     }
 
@@ -160,15 +160,17 @@ extension SQLiteStoreEngine {
     func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
                   tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         var rows: [StoreRow] = []
-        try readEachRow(statement, plan: plan, logTotals: logTotals, entityName: entityName, tail: tail) { rows.append($0) }
+        var decoder: RowDecoder?
+        try readEachRow(statement, plan: plan, decoder: &decoder, logTotals: logTotals, entityName: entityName, tail: tail) { rows.append($0) }
         return rows
     }
 
     /// The first row ``readRows(_:plan:logTotals:entityName:tail:)`` would return, read
-    /// and logged the same way, without an array for it: a look-up by key.
-    func readFirstRow(_ statement: SQLiteStatement, plan: SelectPlan) throws -> StoreRow? {
+    /// and logged the same way, without an array for it: a look-up by key. `decoder` is
+    /// used if it decodes the row's entity for `plan`, and left with the one used.
+    func readFirstRow(_ statement: SQLiteStatement, plan: SelectPlan, decoder: inout RowDecoder?) throws -> StoreRow? {
         var first: StoreRow?
-        try readEachRow(statement, plan: plan) { row in
+        try readEachRow(statement, plan: plan, decoder: &decoder) { row in
             if first == nil { first = row }
         }
         return first
@@ -176,7 +178,7 @@ extension SQLiteStoreEngine {
 
     /// Steps `statement` to its end, handing each row to `body` in order, and logs the
     /// fetch at the SQL debug level (see ``readRows(_:plan:logTotals:entityName:tail:)``).
-    private func readEachRow(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
+    private func readEachRow(_ statement: SQLiteStatement, plan: SelectPlan, decoder: inout RowDecoder?, logTotals: Bool = true, entityName: String? = nil,
                              tail: UnsafeMutablePointer<FetchLogTail?>? = nil, _ body: (StoreRow) -> Void) throws {
         defer { statement.reset() }
         // The clock only runs for the log: unlogged, a look-up by ID reads no clock.
@@ -184,9 +186,8 @@ extension SQLiteStoreEngine {
         var stepTime: TimeInterval = 0
         var rowCount = 0
         var firstEntity: NSEntityDescription?
-        // The decoder of the concrete entity of the rows last read: made again only when a
-        // row of another entity comes.
-        var decoder: RowDecoder?
+        // `decoder` is the decoder of the concrete entity of the rows last read: made again
+        // only when a row of another entity (or another plan's) comes.
         // The rows' read time, taken once at the first row rather than once per row.
         var firstReadAt: TimeInterval?
         while true {
@@ -194,7 +195,7 @@ extension SQLiteStoreEngine {
             guard try statement.step() else { break }
             if let clock { stepTime += clock.elapsed - stepStart }
             let number = plan.readsEntity ? Int(statement.int64(0)) : plan.rootNumber
-            if decoder?.entity.number != number {
+            if decoder?.decodes(number, of: plan) != true {
                 decoder = RowDecoder(entity: try storeEntity(number: number), plan: plan, external: externalStorage)
             }
             let readAt = firstReadAt ?? ProcessInfo.processInfo.systemUptime

@@ -38,6 +38,10 @@ final class SQLiteStoreEngine {
     /// look-ups (the entity's root, then its plan). Plans never change once built. Used
     /// under the engine's lock, so not checked for overlapping access at run time.
     @exclusivity(unchecked) var lastKeyPlan: (entityNumber: Int, plan: SelectPlan)?
+    /// The decoder of the last row looked up by key, kept for the next look-up: making one
+    /// per look-up retained and released each of its eight tables. Used under the engine's
+    /// lock, so not checked for overlapping access at run time.
+    @exclusivity(unchecked) var lastKeyDecoder: RowDecoder?
     /// The triggers that compute derived attributes.
     let derivedAttributes: DerivedAttributeSQL
     /// The rows those triggers wrote since the last save looked (``DerivedValueReports``).
