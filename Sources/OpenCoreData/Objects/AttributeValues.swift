@@ -153,12 +153,12 @@ enum AttributeValues {
     /// chain of them (a failed dynamic cast costs more than the boxing).
     static func `public`(_ stored: Any, for attribute: NSAttributeDescription) -> Any {
         switch attribute.attributeType {
-        case .integer16AttributeType: if let number = stored as? Int16 { return NSNumber(value: number) }
-        case .integer32AttributeType: if let number = stored as? Int32 { return NSNumber(value: number) }
-        case .integer64AttributeType: if let number = stored as? Int64 { return NSNumber(value: number) }
-        case .doubleAttributeType: if let number = stored as? Double { return NSNumber(value: number) }
-        case .floatAttributeType: if let number = stored as? Float { return NSNumber(value: number) }
-        case .booleanAttributeType: if let flag = stored as? Bool { return NSNumber(value: flag) }
+        case .integer16AttributeType: if let number = stored as? Int16 { return NumberBox.of(number) }
+        case .integer32AttributeType: if let number = stored as? Int32 { return NumberBox.of(number) }
+        case .integer64AttributeType: if let number = stored as? Int64 { return NumberBox.of(number) }
+        case .doubleAttributeType: if let number = stored as? Double { return NumberBox.of(number) }
+        case .floatAttributeType: if let number = stored as? Float { return NumberBox.of(number) }
+        case .booleanAttributeType: if let flag = stored as? Bool { return NumberBox.of(flag) }
         case .decimalAttributeType: if let decimal = stored as? Decimal { return NSDecimalNumber(decimal: decimal) }
         case .stringAttributeType, .dateAttributeType, .binaryDataAttributeType, .UUIDAttributeType, .URIAttributeType:
             return stored
@@ -190,12 +190,12 @@ enum AttributeValues {
     /// (`NSNumber`, `NSDecimalNumber` for a decimal); any other value as it is.
     static func boxed(_ stored: Any) -> Any {
         switch stored {
-        case let number as Int16: return NSNumber(value: number)
-        case let number as Int32: return NSNumber(value: number)
-        case let number as Int64: return NSNumber(value: number)
-        case let number as Double: return NSNumber(value: number)
-        case let number as Float: return NSNumber(value: number)
-        case let flag as Bool: return NSNumber(value: flag)
+        case let number as Int16: return NumberBox.of(number)
+        case let number as Int32: return NumberBox.of(number)
+        case let number as Int64: return NumberBox.of(number)
+        case let number as Double: return NumberBox.of(number)
+        case let number as Float: return NumberBox.of(number)
+        case let flag as Bool: return NumberBox.of(flag)
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal)
         default: return stored
         }

@@ -53,12 +53,12 @@ enum StoredScalar {
     var `public`: Any {
         switch self {
         case .string(let value): return value
-        case .int16(let value): return NSNumber(value: value)
-        case .int32(let value): return NSNumber(value: value)
-        case .int64(let value): return NSNumber(value: value)
-        case .double(let value): return NSNumber(value: value)
-        case .float(let value): return NSNumber(value: value)
-        case .bool(let value): return NSNumber(value: value)
+        case .int16(let value): return NumberBox.of(value)
+        case .int32(let value): return NumberBox.of(value)
+        case .int64(let value): return NumberBox.of(value)
+        case .double(let value): return NumberBox.of(value)
+        case .float(let value): return NumberBox.of(value)
+        case .bool(let value): return NumberBox.of(value)
         case .date(let value): return value
         }
     }
