@@ -374,7 +374,9 @@ open class NSManagedObjectContext {
         // never asks the list about one object, so a cascade of 100,000 hashes none.
         deleted.appendNew(object)
         noteEventDeletion(of: object)
-        deletionsToProcess.append(object)
+        // Not in the queue either (it holds deleted objects only), and the queue is emptied
+        // in order (see processPendingChanges): a cascade hashes none of its objects there.
+        deletionsToProcess.appendNew(object)
         object.prepareForDeletion()
     }
 
