@@ -27,6 +27,10 @@ extension NSManagedObjectContext {
         guard !event.isEmpty else { return }
         var finished = event
         event = ChangeEvent()
+        // Reported updates are told from deletions by the objects' flags, which then belong
+        // to the finished event no longer.
+        let reportedUpdated = finished.reportedUpdated()
+        finished.deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         let undoRecord = undoRecord(for: finished)
         eventNumber += 1
         // The old values belong to the event that ended; held longer, they would keep
@@ -35,7 +39,7 @@ extension NSManagedObjectContext {
         // Objects inserted in the event are no longer new in the next one (see willMutate).
         finished.inserted.forEachBorrowed { $0.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
-        postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated(),
+        postObjectsDidChange(inserted: finished.reportedInserted, updated: reportedUpdated,
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects)
     }
 
@@ -69,7 +73,11 @@ extension NSManagedObjectContext {
 
     /// The deletion of the saved `object` was taken back (it was inserted again).
     func noteEventUndeletion(of object: NSManagedObject) {
-        if !event.deleted.remove(object) { event.undeleted.append(object) }
+        if event.deleted.remove(object) {
+            object.state.isEventDeletion = false
+        } else {
+            event.undeleted.append(object)
+        }
         scheduleEndOfEvent()
     }
 
@@ -80,8 +88,10 @@ extension NSManagedObjectContext {
             event.updated.remove(object)
         } else if object.state.isInserted {
             event.uninserted.append(object)
-        } else if !event.undeleted.remove(object) {
-            event.deleted.append(object)
+        } else if !event.undeleted.remove(object), !object.state.isEventDeletion {
+            // Not in the list (the flag says so): no look-up, as a cascade deletes 100,000.
+            object.state.isEventDeletion = true
+            event.deleted.appendNew(object)
         }
         scheduleEndOfEvent()
     }
@@ -106,7 +116,10 @@ extension NSManagedObjectContext {
             object.state.eventNumber = eventNumber
             object.state.isEventInsertion = false
             object.state.eventOldValues = EventOldValues()
-            event.updated.append(object)
+            // Not in the event's updated list: an object enters it only here, with the
+            // event's number, which leaves it only as it leaves the list (see
+            // noteEventRefresh). No look-up: a cascade updates every object it deletes.
+            event.updated.appendNew(object)
             scheduleEndOfEvent()
         }
         return !object.state.eventOldValues.contains(slot)

@@ -666,6 +666,7 @@ open class NSManagedObjectContext {
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
+        event.deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         event = ChangeEvent()
         eventNumber += 1
     }
