@@ -118,7 +118,8 @@ extension NSManagedObjectContext {
             let rows = store.rowCache.store(fetched)
             rows.forEachBorrowed { row in
                 guard let owner = row.toOne[inverse]?.primaryKey else { return }
-                let member = object(for: row.key, in: store)
+                // By row: the row names its entity, so a new fault's ID needs no look-up of it.
+                let member = object(for: row, in: store)
                 if member.state.isFault { member.state.heldRow = row }
                 byOwner[owner, default: []].append(member)
             }
