@@ -91,6 +91,7 @@ extension NSManagedObjectContext {
         } else if !event.undeleted.remove(object), !object.state.isEventDeletion {
             // Not in the list (the flag says so): no look-up, as a cascade deletes 100,000.
             object.state.isEventDeletion = true
+            assert(!event.deleted.contains(object), "an object not marked is in the event's deleted list")
             event.deleted.appendNew(object)
         }
         scheduleEndOfEvent()
@@ -119,6 +120,7 @@ extension NSManagedObjectContext {
             // Not in the event's updated list: an object enters it only here, with the
             // event's number, which leaves it only as it leaves the list (see
             // noteEventRefresh). No look-up: a cascade updates every object it deletes.
+            assert(!event.updated.contains(object), "an object with an older event number is in the event")
             event.updated.appendNew(object)
             scheduleEndOfEvent()
         }

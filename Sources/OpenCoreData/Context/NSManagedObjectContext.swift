@@ -376,6 +376,7 @@ open class NSManagedObjectContext {
         noteEventDeletion(of: object)
         // Not in the queue either (it holds deleted objects only), and the queue is emptied
         // in order (see processPendingChanges): a cascade hashes none of its objects there.
+        assert(!deletionsToProcess.contains(object), "an object not deleted waits for its delete rules")
         deletionsToProcess.appendNew(object)
         object.prepareForDeletion()
     }
@@ -671,10 +672,15 @@ open class NSManagedObjectContext {
         eventNumber += 1
     }
 
-    /// Called when a property of `object` first changes after a save or fetch.
+    /// Called when a property of `object` first changes after a save or fetch (as its
+    /// `isUpdated` turns true).
     func objectDidChange(_ object: NSManagedObject) {
         guard !object.state.isInserted, !object.state.isDeleted else { return }
-        updated.append(object)
+        // Not in the list: every path that clears `isUpdated` takes the object out of it (or
+        // empties it). No look-up: a cascade updates every object it deletes, and deleting
+        // them in the order they changed takes each from the front (see ObjectList.remove).
+        assert(!updated.contains(object), "an object not updated is in the updated list")
+        updated.appendNew(object)
     }
 
     /// Loads a fault's values: from the row cache when it has them, else from the store.
