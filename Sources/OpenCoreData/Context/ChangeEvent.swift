@@ -40,7 +40,8 @@ struct ChangeEvent {
         var reported: [NSManagedObject] = []
         let updated = self.updated
         updated.forEachBorrowed { object in
-            if !inserted.contains(object) && !undeleted.contains(object) && !deleted.contains(object) && !uninserted.contains(object) {
+            // In `deleted` exactly when flagged (see noteEventDeletion): no look-up there.
+            if !object.state.isEventDeletion && !inserted.contains(object) && !undeleted.contains(object) && !uninserted.contains(object) {
                 reported.append(object)
             }
         }

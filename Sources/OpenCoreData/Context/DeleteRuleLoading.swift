@@ -16,18 +16,27 @@ import Foundation
 //
 // one per 512 owners. Each owner's relationship then holds the same members, each fault
 // holding its row, that firing its fault would have given. A single deletion still fires
-// its fault as before.
+// its fault as before. A round of more deleted objects than one statement reads goes a
+// slice of them at a time, loaded then ruled (see `processPendingChanges()`).
 
 extension NSManagedObjectContext {
+    /// The most deleted objects whose relationships load together before their rules run:
+    /// the owners one statement reads (the longest key list, see ``SelectPlan/batchSizes``).
+    static let deleteRuleSlice = SelectPlan.batchSizes.last!
+
     /// Loads, in a few statements, the unloaded nullify and cascade to-many relationships
-    /// of the saved objects in `owners` (deleted objects waiting for their delete rules).
+    /// of the saved objects in `owners` (deleted objects waiting for their delete rules):
+    /// a slice of a round of `roundCount` objects (see `processPendingChanges()`).
     ///
     /// Only one-to-many relationships kept by a foreign key in a SQLite store are loaded
-    /// here, and only for two owners or more; any other relationship loads as its fault
-    /// does when the rule reads it.
-    func loadDeleteRuleRelationships(of owners: [NSManagedObject]) {
+    /// here, and only for rounds of two owners or more; any other relationship loads as its
+    /// fault does when the rule reads it. A relationship only one owner of a whole round
+    /// has fires its fault too (a slice's single owner of a larger round does not: its
+    /// statement is the one firing would run).
+    func loadDeleteRuleRelationships(of owners: [NSManagedObject], roundCount: Int) {
         // A child's relationships load through its parent.
-        guard parent == nil, owners.count > 1 else { return }
+        guard parent == nil, roundCount > 1 else { return }
+        let sliced = roundCount > owners.count
         // One group per relationship, in the order first met. Owners of one entity come in
         // runs, and each walks its entity's relationships in the same order: the groups of
         // the last entity's relationships are kept by position, so an owner of the same
@@ -85,7 +94,7 @@ extension NSManagedObjectContext {
                 }
             }
         }
-        for (relationship, store, members, keys) in groups where members.count > 1 {
+        for (relationship, store, members, keys) in groups where members.count > 1 || sliced {
             readingQueryGeneration { loadToMany(relationship, of: members, keys: keys, in: store) }
         }
     }
@@ -118,7 +127,8 @@ extension NSManagedObjectContext {
             let rows = store.rowCache.store(fetched)
             rows.forEachBorrowed { row in
                 guard let owner = row.toOne[inverse]?.primaryKey else { return }
-                let member = object(for: row.key, in: store)
+                // By row: the row names its entity, so a new fault's ID needs no look-up of it.
+                let member = object(for: row, in: store)
                 if member.state.isFault { member.state.heldRow = row }
                 byOwner[owner, default: []].append(member)
             }

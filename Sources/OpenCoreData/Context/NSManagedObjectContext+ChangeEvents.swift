@@ -16,17 +16,33 @@ extension NSManagedObjectContext {
         // together (see DeleteRuleLoading.swift), then those a round's cascades deleted.
         while !deletionsToProcess.isEmpty {
             let round = deletionsToProcess.objects
-            loadDeleteRuleRelationships(of: round)
-            // A rule may take an object of the round back out of the queue (undo,
-            // invalidation): only those still waiting are processed.
-            // Borrowed: the round's array keeps its objects alive.
-            round.forEachBorrowed { object in
-                if deletionsToProcess.remove(object) { applyDeleteRules(to: object) }
-            }
+            // A large round in slices of the owners one statement reads, each slice's
+            // relationships loaded and then its rules applied while its objects are still
+            // in the processor's cache: the last round of a cascade through 100,000 objects
+            // (its leaves) walked whole was read from memory once for the loading and again
+            // for the rules. The outcome is the same (loading reads the saved rows, which
+            // the rules do not change).
+            var start = 0
+            repeat {
+                let end = min(start + Self.deleteRuleSlice, round.count)
+                let slice = end - start == round.count ? round : Array(round[start..<end])
+                loadDeleteRuleRelationships(of: slice, roundCount: round.count)
+                // A rule may take an object of the round back out of the queue (undo,
+                // invalidation): only those still waiting are processed.
+                // Borrowed: the slice's array keeps its objects alive.
+                slice.forEachBorrowed { object in
+                    if deletionsToProcess.remove(object) { applyDeleteRules(to: object) }
+                }
+                start = end
+            } while start < round.count
         }
         guard !event.isEmpty else { return }
         var finished = event
         event = ChangeEvent()
+        // Reported updates are told from deletions by the objects' flags, which then belong
+        // to the finished event no longer.
+        let reportedUpdated = finished.reportedUpdated()
+        finished.deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         let undoRecord = undoRecord(for: finished)
         eventNumber += 1
         // The old values belong to the event that ended; held longer, they would keep
@@ -35,7 +51,7 @@ extension NSManagedObjectContext {
         // Objects inserted in the event are no longer new in the next one (see willMutate).
         finished.inserted.forEachBorrowed { $0.state.isEventInsertion = false }
         undoRecord.map(registerUndo)
-        postObjectsDidChange(inserted: finished.reportedInserted, updated: finished.reportedUpdated(),
+        postObjectsDidChange(inserted: finished.reportedInserted, updated: reportedUpdated,
                              deleted: finished.reportedDeleted, refreshed: finished.refreshed.objects)
     }
 
@@ -69,7 +85,11 @@ extension NSManagedObjectContext {
 
     /// The deletion of the saved `object` was taken back (it was inserted again).
     func noteEventUndeletion(of object: NSManagedObject) {
-        if !event.deleted.remove(object) { event.undeleted.append(object) }
+        if event.deleted.remove(object) {
+            object.state.isEventDeletion = false
+        } else {
+            event.undeleted.append(object)
+        }
         scheduleEndOfEvent()
     }
 
@@ -80,8 +100,11 @@ extension NSManagedObjectContext {
             event.updated.remove(object)
         } else if object.state.isInserted {
             event.uninserted.append(object)
-        } else if !event.undeleted.remove(object) {
-            event.deleted.append(object)
+        } else if !event.undeleted.remove(object), !object.state.isEventDeletion {
+            // Not in the list (the flag says so): no look-up, as a cascade deletes 100,000.
+            object.state.isEventDeletion = true
+            assert(!event.deleted.contains(object), "an object not marked is in the event's deleted list")
+            event.deleted.appendNew(object)
         }
         scheduleEndOfEvent()
     }
@@ -106,7 +129,11 @@ extension NSManagedObjectContext {
             object.state.eventNumber = eventNumber
             object.state.isEventInsertion = false
             object.state.eventOldValues = EventOldValues()
-            event.updated.append(object)
+            // Not in the event's updated list: an object enters it only here, with the
+            // event's number, which leaves it only as it leaves the list (see
+            // noteEventRefresh). No look-up: a cascade updates every object it deletes.
+            assert(!event.updated.contains(object), "an object with an older event number is in the event")
+            event.updated.appendNew(object)
             scheduleEndOfEvent()
         }
         return !object.state.eventOldValues.contains(slot)

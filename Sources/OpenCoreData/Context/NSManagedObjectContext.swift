@@ -374,7 +374,10 @@ open class NSManagedObjectContext {
         // never asks the list about one object, so a cascade of 100,000 hashes none.
         deleted.appendNew(object)
         noteEventDeletion(of: object)
-        deletionsToProcess.append(object)
+        // Not in the queue either (it holds deleted objects only), and the queue is emptied
+        // in order (see processPendingChanges): a cascade hashes none of its objects there.
+        assert(!deletionsToProcess.contains(object), "an object not deleted waits for its delete rules")
+        deletionsToProcess.appendNew(object)
         object.prepareForDeletion()
     }
 
@@ -664,14 +667,20 @@ open class NSManagedObjectContext {
         permanentObjects.removeAll()
         temporaryObjects.removeAll()
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList(); deletionsToProcess = ObjectList(); unsavedDeletions = ObjectList()
+        event.deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         event = ChangeEvent()
         eventNumber += 1
     }
 
-    /// Called when a property of `object` first changes after a save or fetch.
+    /// Called when a property of `object` first changes after a save or fetch (as its
+    /// `isUpdated` turns true).
     func objectDidChange(_ object: NSManagedObject) {
         guard !object.state.isInserted, !object.state.isDeleted else { return }
-        updated.append(object)
+        // Not in the list: every path that clears `isUpdated` takes the object out of it (or
+        // empties it). No look-up: a cascade updates every object it deletes, and deleting
+        // them in the order they changed takes each from the front (see ObjectList.remove).
+        assert(!updated.contains(object), "an object not updated is in the updated list")
+        updated.appendNew(object)
     }
 
     /// Loads a fault's values: from the row cache when it has them, else from the store.

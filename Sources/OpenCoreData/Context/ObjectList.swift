@@ -1,10 +1,11 @@
 /// Objects in the order they were added, with constant-time membership and removal.
 ///
 /// The table of positions is brought up to date only when membership is asked (``contains(_:)``,
-/// ``remove(_:)``, ``append(_:)``): an object added with ``appendNew(_:)`` costs no hash
-/// until then. A context's inserts add each new object to two lists (the context's
-/// inserted objects and the event's), and a save of them never asks either list about one
-/// object, so inserting and saving 100,000 objects hashes none of them here.
+/// ``remove(_:)`` of any object but the first, ``append(_:)``): an object added with
+/// ``appendNew(_:)`` costs no hash until then. A context's inserts add each new object to
+/// two lists (the context's inserted objects and the event's), and a save of them never
+/// asks either list about one object, so inserting and saving 100,000 objects hashes none
+/// of them here.
 struct ObjectList {
     /// Slots in insertion order; removed objects leave `nil` until the next compaction.
     private var slots: [NSManagedObject?] = []
@@ -81,6 +82,16 @@ struct ObjectList {
 
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
+        // The first object, taken as ``popFirst()`` takes it: a list emptied in the order it
+        // was filled (the delete rules' queue, whose objects ``appendNew(_:)`` added) then
+        // hashes none of them.
+        if head < slots.count, slots[head] === object {
+            _ = popFirst()
+            guard count > 0 else { return true }
+            while slots[head] == nil { head += 1 }  // stops at an object: the list is not empty
+            if slots.count > 32, count < slots.count / 2 { compact() }
+            return true
+        }
         indexNewSlots()
         guard let position = positions.removeValue(for: ObjectIdentifier(object)) else { return false }
         let index = position - base
@@ -115,20 +126,23 @@ struct ObjectList {
         indexed = slots.count
     }
 
-    /// Drops the empty slots (every slot is indexed when this runs).
+    /// Drops the empty slots.
     private mutating func compact() {
         if count == slots.count - head {
             // Only slots at the front are empty: a list emptied in the order it was filled
             // (the delete rules' queue, the objects a cascade updates and then deletes).
-            // Dropping them moves the others without touching their positions.
+            // Dropping them moves the others without touching their positions, and the
+            // slots not indexed yet stay so.
             slots.removeFirst(head)
             base += head
+            indexed = Swift.max(0, indexed - head)
         } else {
+            indexNewSlots()
             slots = slots.filter { $0 != nil }
             base = 0
             for (index, object) in slots.enumerated() { positions.setValue(index, for: ObjectIdentifier(object!)) }
+            indexed = slots.count
         }
         head = 0
-        indexed = slots.count
     }
 }

@@ -168,6 +168,7 @@ extension NSManagedObject {
             {
                 state.values[slot] = source
                 state.loadedRelationships.insert(slot)
+                return source  // what reading it back would give, without a cast from `Any`
             }
         }
         return relationshipValue(for: relationship) as? NSManagedObject

@@ -381,6 +381,9 @@ struct ManagedObjectState {
     /// Whether the object was inserted in the event `eventNumber` names (its changes are
     /// then part of the insertion, not updates).
     var isEventInsertion = false
+    /// Whether the object is in its context's current event's deleted list (kept beside
+    /// the list so that the event's report asks no hash table about each updated object).
+    var isEventDeletion = false
     /// The value each property had before its first change in the context's current
     /// event (by slot): `changedValuesForCurrentEvent()` and undo read it.
     var eventOldValues = EventOldValues()

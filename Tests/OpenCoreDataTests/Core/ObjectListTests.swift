@@ -80,4 +80,41 @@ final class ObjectListTests: XCTestCase {
         for item in items.suffix(20) { XCTAssertTrue(list.remove(item)) }
         XCTAssertTrue(list.isEmpty)
     }
+
+    func testRemovingTheFirstObjectTakesItWithoutLosingTheOthers() {
+        // A queue: filled partly through the table, partly not, emptied from the front
+        // (no look-up), with one object from the middle removed by look-up.
+        let items = detachedObjects(100)
+        var list = ObjectList()
+        for item in items.prefix(10) { list.append(item) }
+        for item in items.dropFirst(10) { list.appendNew(item) }
+        for item in items.prefix(60) { XCTAssertTrue(list.remove(item)) }  // compacts from the front
+        XCTAssertFalse(list.remove(items[0]))
+        XCTAssertFalse(list.contains(items[59]))
+        XCTAssertTrue(list.remove(items[80]), "not the first: found by look-up")
+        XCTAssertFalse(list.contains(items[80]))
+        XCTAssertTrue(list.contains(items[99]))
+        XCTAssertEqual(list.count, 39)
+        let rest = items[60...].filter { $0 !== items[80] }
+        XCTAssertEqual(list.objects.map(ObjectIdentifier.init), rest.map(ObjectIdentifier.init))
+        for item in rest { XCTAssertTrue(list.remove(item)) }
+        XCTAssertTrue(list.isEmpty)
+    }
+
+    func testCompactingAroundAHoleInTheMiddleKeepsObjectsNotYetInTheTable() {
+        let items = detachedObjects(50)
+        var list = ObjectList()
+        for item in items.prefix(40) { list.appendNew(item) }
+        XCTAssertTrue(list.remove(items[39]))  // by look-up: a hole past the front
+        for item in items[40...] { list.appendNew(item) }  // not in the table yet
+        for item in items.prefix(26) { XCTAssertTrue(list.remove(item)) }  // one compacts around the hole
+        XCTAssertEqual(list.count, 23)
+        XCTAssertTrue(list.contains(items[45]))
+        XCTAssertFalse(list.contains(items[39]))
+        XCTAssertTrue(list.remove(items[49]))
+        let rest = Array(items[26..<39]) + Array(items[40..<49])
+        XCTAssertEqual(list.objects.map(ObjectIdentifier.init), rest.map(ObjectIdentifier.init))
+        for item in rest.reversed() { XCTAssertTrue(list.remove(item)) }
+        XCTAssertTrue(list.isEmpty)
+    }
 }

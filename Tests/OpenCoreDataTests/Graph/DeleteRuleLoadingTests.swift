@@ -39,6 +39,24 @@ final class DeleteRuleLoadingTests: GraphTestCase {
         lines.filter { $0.contains("sql: SELECT") && $0.contains("FROM \(table) t0") && $0.contains(condition) }.count
     }
 
+    func testTheLastOwnerOfARoundLargerThanASliceIsLoadedWithTheOthers() throws {
+        // 513 deleted trails: a slice of 512, then a slice of one whose hikes are read by
+        // the same IN statement (no fault fired for it), and its rules give the same outcome.
+        try trails(513, hikes: { $0 == 512 ? 2 : 1 }, in: try openContainer().viewContext)
+        let (context, trails) = try reopenedTrails()
+        let (_, lines) = capturingSQL {
+            for trail in trails { context.delete(trail) }
+            context.processPendingChanges()
+        }
+        XCTAssertEqual(statements(lines, from: "ZHIKE", "t0.ZTRAIL IN ("), 2, "512 + 1 owners")
+        XCTAssertEqual(statements(lines, from: "ZHIKE", "t0.ZTRAIL = ?"), 0, "no to-many fault fired per trail")
+        XCTAssertEqual(context.deletedObjects.count, 513 + 514, "every hike cascaded")
+        XCTAssertTrue(context.deletedObjects.allSatisfy { !($0 is GHike) || ($0 as! GHike).trail == nil })
+        try context.save()
+        let stored = try openContainer().viewContext
+        XCTAssertEqual(try count("Hike", in: stored), 0)
+    }
+
     func testCascadeOfManyOwnersLoadsTheirHikesInOneStatementPer512Owners() throws {
         try trails(1_100, hikes: { $0 % 3 }, in: try openContainer().viewContext)
         let (context, trails) = try reopenedTrails()

@@ -75,6 +75,23 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         XCTAssertFalse(context.hasChanges)
     }
 
+    func testADeletionTakenBackThenAChangeIsReportedAsAnUpdate() throws {
+        let trail = try savedTrail("Kepler")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.delete(trail)
+        context.insert(trail)
+        trail.setValue(3.0, forKey: "rating")
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.lastKeys, [NSUpdatedObjectsKey])
+        XCTAssertEqual(recorder.objects(NSUpdatedObjectsKey), [trail])
+        // Deleted again in a later event: reported as deleted there, and only there.
+        context.delete(trail)
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey])
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [trail])
+        XCTAssertEqual(recorder.count, 2)
+    }
+
     func testEachEventIsReportedOnItsOwn() throws {
         let trail = try savedTrail("Mangatepopo")
         let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
