@@ -112,12 +112,17 @@ final class ObjectRegistry {
     }
 
     /// Takes `objects` out of the registry in one hold of the lock (a save's deletions);
-    /// objects registered elsewhere, or nowhere, are left alone.
-    func remove(_ objects: [NSManagedObject]) {
+    /// objects registered elsewhere, or nowhere, are left alone. `visit` is called with each
+    /// object first, and with its registration (here, elsewhere or nil) as it was: the
+    /// caller's own step for each object rides on this pass, for objects cold in memory
+    /// (a save's 100,000 deletions cost a cache miss or more per object and pass).
+    func remove(_ objects: [NSManagedObject], visiting visit: (NSManagedObject, _ registration: Registration?) -> Void) {
         var leaving: [(key: PermanentKey, object: Unmanaged<NSManagedObject>)] = []
         leaving.reserveCapacity(objects.count)
-        for object in objects {
-            guard let registration = object.registration, registration.registry === self else { continue }
+        objects.forEachBorrowed { object in
+            let registration = object.registration
+            visit(object, registration)
+            guard let registration, registration.registry === self else { return }
             object.registration = nil
             leaving.append((registration.key, Unmanaged.passUnretained(object)))
         }
