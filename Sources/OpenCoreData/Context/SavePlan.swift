@@ -31,17 +31,18 @@ final class SavePlan {
         // A value changed through `inout`, not variables captured by a local function:
         // those were checked for overlapping access at run time, several calls per object.
         var grouping = StoreGrouping(coordinator: coordinator)
-        // Walked in place (copies of the lists, which nothing changes meanwhile), not as arrays.
+        // Walked in place (copies of the lists, which nothing changes meanwhile), not as
+        // arrays, and borrowed: the copies keep the objects alive.
         let inserted = context.inserted, updated = context.updated, deleted = context.deleted
-        try inserted.forEach { try grouping.add($0, .inserted) }
+        try inserted.forEachBorrowed { try grouping.add($0, .inserted) }
         var updatedObjects: [NSManagedObject] = []
-        try updated.forEach { object in
+        try updated.forEachBorrowed { object in
             guard SavePlan.hasPersistentChanges(object) else { return }
             try grouping.add(object, .updated)
             updatedObjects.append(object)
         }
         self.updatedObjects = updatedObjects
-        try deleted.forEach { object in
+        try deleted.forEachBorrowed { object in
             if !object.state.isInaccessible { try grouping.add(object, .deleted) }
         }
         for (store, list) in zip(grouping.order, grouping.lists) { work[ObjectIdentifier(store)] = list }
@@ -65,16 +66,25 @@ final class SavePlan {
         // once per run. Kept by identity (the entity outlives the save): a pair of
         // references copied out per object cost two retains and two releases.
         var last: (entity: ObjectIdentifier, position: Int)?
+        /// The same for a run of permanent IDs of one store, kept by the identity of the
+        /// store's handle: the store read out of each ID's handle cost a lock, a retain and
+        /// a release per object. (The lists hold the objects, the objects their IDs and the
+        /// IDs their handles, so an identity kept here names no other handle meanwhile.)
+        var lastStore: (handle: ObjectIdentifier, position: Int)?
 
         init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
             let position: Int
+            let handle = object.objectID.storeHandleIdentity
             // A temporary ID names no store: its entity's store is the last one's in a run.
             if object.objectID.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
                 position = last.position
+            } else if let handle, let lastStore, lastStore.handle == handle {
+                position = lastStore.position
             } else if let known = object.objectID.persistentStore {
                 position = self.position(of: known)
+                if let handle { lastStore = (handle, position) }
             } else if let found = coordinator.store(for: object.entity) {
                 position = self.position(of: found)
                 last = (ObjectIdentifier(object.entity), position)
