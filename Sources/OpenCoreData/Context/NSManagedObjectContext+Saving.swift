@@ -291,17 +291,21 @@ extension NSManagedObjectContext {
         // The store of the last key, by its handle: the store read out of each ID's handle
         // took a lock, a retain and a release per object.
         var lastStore: (handle: ObjectIdentifier, index: Int)?
-        // Borrowed (the local array keeps the objects alive), and each ID read out once.
-        deletedNow.forEachBorrowed { object in
+        // Borrowed (the local array keeps the objects alive), and each ID read out once, a
+        // run of objects ahead of the set's retains (see forEachBorrowedReadingAhead).
+        deletedNow.forEachBorrowedReadingAhead(read: { object in
             object.state.isDeleted = false
             let id = object.objectID
-            deletedIDs.update(with: id)  // see Set.init(roomy:)
-            guard let key = id.storeKey, let handle = id.storeHandleIdentity else { return }
+            return (id: Unmanaged.passUnretained(id), key: id.storeKey, handle: id.storeHandleIdentity)
+        }, act: { _, read in
+            // Borrowed: the object holds its ID.
+            read.id._withUnsafeGuaranteedRef { _ = deletedIDs.update(with: $0) }  // see Set.init(roomy:)
+            guard let key = read.key, let handle = read.handle else { return }
             if let lastStore, lastStore.handle == handle {
                 deletedKeys[lastStore.index].keys.append(key)
                 return
             }
-            guard let store = id.persistentStore else { return }
+            guard let store = read.id._withUnsafeGuaranteedRef({ $0.persistentStore }) else { return }
             if let index = deletedKeys.firstIndex(where: { $0.store === store }) {
                 deletedKeys[index].keys.append(key)
                 lastStore = (handle, index)
@@ -309,7 +313,7 @@ extension NSManagedObjectContext {
                 deletedKeys.append((store, [key]))
                 lastStore = (handle, deletedKeys.count - 1)
             }
-        }
+        })
         for (store, keys) in deletedKeys { store.rowCache.remove(keys) }
         forget(deletedNow)
         inserted = ObjectList(); updated = ObjectList(); deleted = ObjectList()

@@ -635,9 +635,9 @@ open class NSManagedObjectContext {
     /// took a lock, a retain and a release each.
     func forget(_ objects: [NSManagedObject]) {
         var unregistered: [NSManagedObject] = []
-        permanentObjects.remove(objects) { object, registration in
-            if let registration {
-                if registration.notifiesStore { unregistered.append(object) }
+        permanentObjects.remove(objects) { object, registered, notifiesStore in
+            if registered {
+                if notifiesStore { unregistered.append(object) }
             } else {
                 temporaryObjects.remove(object.objectID)
             }

@@ -224,29 +224,14 @@ final class SavePlan {
     /// The keys and versions are read a run of objects at a time, then handed on: read
     /// just before each row's DELETE, every object, its ID and its snapshot (cold in memory
     /// by the time a large cascade is written) was a cache miss waiting on the last one,
-    /// with a statement's work in between; a run's reads, with nothing in between, overlap.
-    /// A short run, reused, rather than an array of them all: a buffer of 100,000 entries
-    /// is pages touched for the first time.
+    /// with a statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``).
     static func forEachDeletion(in deleted: [NSManagedObject], _ body: (StoreKey, _ version: Int64?) throws -> Void) rethrows {
-        let runLength = 256
-        var run: [(key: StoreKey, version: Int64?)] = []
-        run.reserveCapacity(Swift.min(runLength, deleted.count))
-        try deleted.withUnsafeBufferPointer { objects in
-            var start = 0
-            while start < objects.count {
-                let end = Swift.min(start + runLength, objects.count)
-                run.removeAll(keepingCapacity: true)
-                // Borrowed: `deleted` keeps its objects alive.
-                for index in start..<end {
-                    Unmanaged.passUnretained(objects[index])._withUnsafeGuaranteedRef { object in
-                        guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
-                        run.append((key, object.state.snapshot?.version))
-                    }
-                }
-                for (key, version) in run { try body(key, version) }
-                start = end
-            }
-        }
+        try deleted.forEachBorrowedReadingAhead(read: { object -> (key: StoreKey, version: Int64?)? in
+            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return nil }
+            return (key, object.state.snapshot?.version)
+        }, act: { _, deletion in
+            if let deletion { try body(deletion.key, deletion.version) }
+        })
     }
 
     /// Hands the work to an incremental store as one ``NSSaveChangesRequest``: optimistic-
