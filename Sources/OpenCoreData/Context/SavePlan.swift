@@ -169,9 +169,10 @@ final class SavePlan {
             }
         }
         // Deletions first: a row may take over a unique value a deleted row had.
-        try SavePlan.forEachDeletion(in: storeWork.deleted) { key, version in
-            let deleted = try transaction.delete(key, expectedVersion: version)
-            if !deleted, !versionsChecked, version != nil { throw StaleRowVersion() }
+        try SavePlan.forEachRunOfDeletions(in: storeWork.deleted) { run in
+            try transaction.delete(run) { _, version in
+                if !versionsChecked, version != nil { throw StaleRowVersion() }
+            }
         }
         var rows: [(NSManagedObject, StoreRow)] = []
         rows.reserveCapacity(inserted.count + storeWork.updated.count)
@@ -219,19 +220,33 @@ final class SavePlan {
 
     /// Calls `body` with the row key of each of `deleted` that has a row to delete (not
     /// inaccessible, with a permanent ID), in order, and the version its snapshot has (nil
-    /// without a snapshot).
+    /// without a snapshot), a run of up to 256 objects at a time.
     ///
-    /// The keys and versions are read a run of objects at a time, then handed on: read
-    /// just before each row's DELETE, every object, its ID and its snapshot (cold in memory
-    /// by the time a large cascade is written) was a cache miss waiting on the last one,
-    /// with a statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``).
-    static func forEachDeletion(in deleted: [NSManagedObject], _ body: (StoreKey, _ version: Int64?) throws -> Void) rethrows {
-        try deleted.forEachBorrowedReadingAhead(read: { object -> (key: StoreKey, version: Int64?)? in
-            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return nil }
-            return (key, object.state.snapshot?.version)
-        }, act: { _, deletion in
-            if let deletion { try body(deletion.key, deletion.version) }
-        })
+    /// The run's keys and versions are read before any is handed on: read just before each
+    /// row's DELETE, every object, its ID and its snapshot (cold in memory by the time a
+    /// large cascade is written) was a cache miss waiting on the last one, with a
+    /// statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``).
+    /// One short buffer, reused, not one of 100,000 entries (pages touched for the first time).
+    static func forEachRunOfDeletions(in deleted: [NSManagedObject], _ body: ([(key: StoreKey, version: Int64?)]) throws -> Void) rethrows {
+        let runLength = 256
+        var run: [(key: StoreKey, version: Int64?)] = []
+        run.reserveCapacity(Swift.min(runLength, deleted.count))
+        try deleted.withUnsafeBufferPointer { objects in
+            var start = 0
+            while start < objects.count {
+                let end = Swift.min(start + runLength, objects.count)
+                run.removeAll(keepingCapacity: true)
+                // Borrowed: `deleted` keeps its objects alive.
+                for index in start..<end {
+                    Unmanaged.passUnretained(objects[index])._withUnsafeGuaranteedRef { object in
+                        guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
+                        run.append((key, object.state.snapshot?.version))
+                    }
+                }
+                if !run.isEmpty { try body(run) }
+                start = end
+            }
+        }
     }
 
     /// Hands the work to an incremental store as one ``NSSaveChangesRequest``: optimistic-

@@ -118,7 +118,7 @@ final class VersionedWriteTests: ConflictTestCase {
     }
 
     /// The deletions' keys and versions are read a run of objects at a time (see
-    /// SavePlan.forEachDeletion): a miss in a later run still stops the save, and nothing of
+    /// SavePlan.forEachRunOfDeletions): a miss in a later run still stops the save, and nothing of
     /// the runs before it stays deleted.
     func testADeletionThatMissesPastTheFirstRunOfDeletionsIsAConflictAndDeletesNothing() throws {
         let setup = newContext()
