@@ -629,6 +629,7 @@ open class NSManagedObjectContext {
 
     /// Removes `objects` from the context's registry and detaches them, as ``forget(_:)``
     /// does one by one, with one hold of the registry's lock for all of them.
+    ///
     /// One pass over the objects (a save's deletions, cold in memory by now): a store is told
     /// only when the registration says it listens (an incremental store), after the registry
     /// let go of them all, as before; reading every object's store out of its ID's handle
