@@ -94,8 +94,10 @@ public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"
 extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextDidSave` (the objects) and then
     /// `NSManagedObjectContextDidSaveObjectIDs` (their IDs), as a save to the store or to a
-    /// parent context ends.
-    func postDidSaveNotifications(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// parent context ends. `deletedIDs`, when given, are the IDs of `deleted`, collected
+    /// by a pass the caller made over them anyway.
+    func postDidSaveNotifications(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                                  deletedIDs: Set<NSManagedObjectID>? = nil) {
         // Objects changed and saved in one event were just reported in sets by the save's
         // objects-did-change notification: the same objects make the same sets.
         let reported = reportedChangeSets
@@ -107,7 +109,7 @@ extension NSManagedObjectContext {
         ])
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSaveObjectIDs, object: self, userInfo: [
             NSInsertedObjectIDsKey: Self.objectIDs(of: inserted), NSUpdatedObjectIDsKey: Self.objectIDs(of: updated),
-            NSDeletedObjectIDsKey: Self.objectIDs(of: deleted),
+            NSDeletedObjectIDsKey: deletedIDs ?? Self.objectIDs(of: deleted),
         ])
     }
 

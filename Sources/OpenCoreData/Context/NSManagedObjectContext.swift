@@ -632,17 +632,22 @@ open class NSManagedObjectContext {
 
     /// Removes `objects` from the context's registry and detaches them, as ``forget(_:)``
     /// does one by one, with one hold of the registry's lock for all of them.
+    ///
+    /// One pass over the objects (a save's deletions, cold in memory by now): a store is told
+    /// only when the registration says it listens (an incremental store), after the registry
+    /// let go of them all, as before; reading every object's store out of its ID's handle
+    /// took a lock, a retain and a release each.
     func forget(_ objects: [NSManagedObject]) {
-        let wasRegistered = objects.map { $0.registration != nil }
-        permanentObjects.remove(objects)
-        for (object, registered) in zip(objects, wasRegistered) {
+        var unregistered: [NSManagedObject] = []
+        permanentObjects.remove(objects) { object, registered, notifiesStore in
             if registered {
-                object.objectID.persistentStore?.contextDidUnregister(object.objectID)
+                if notifiesStore { unregistered.append(object) }
             } else {
                 temporaryObjects.remove(object.objectID)
             }
             object.managedObjectContext = nil
         }
+        for object in unregistered { object.objectID.persistentStore?.contextDidUnregister(object.objectID) }
     }
 
     /// Forgets every object. Each one drops its values, as Core Data's objects do after a

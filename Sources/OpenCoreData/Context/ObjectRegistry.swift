@@ -112,15 +112,26 @@ final class ObjectRegistry {
     }
 
     /// Takes `objects` out of the registry in one hold of the lock (a save's deletions);
-    /// objects registered elsewhere, or nowhere, are left alone.
-    func remove(_ objects: [NSManagedObject]) {
+    /// objects registered elsewhere, or nowhere, are left alone. `visit` is called with each
+    /// object first, and with its registration (here, elsewhere or nil) as it was: the
+    /// caller's own step for each object rides on this pass, for objects cold in memory
+    /// (a save's 100,000 deletions cost a cache miss or more per object and pass).
+    ///
+    /// Each run of objects is read first (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``):
+    /// the registration is read where it lies, not copied out (a retain and a release).
+    func remove(_ objects: [NSManagedObject], visiting visit: (NSManagedObject, _ registered: Bool, _ notifiesStore: Bool) -> Void) {
         var leaving: [(key: PermanentKey, object: Unmanaged<NSManagedObject>)] = []
         leaving.reserveCapacity(objects.count)
-        for object in objects {
-            guard let registration = object.registration, registration.registry === self else { continue }
+        objects.forEachBorrowedReadingAhead(read: { object -> (key: PermanentKey, here: Bool, notifiesStore: Bool)? in
+            guard object.registration != nil else { return nil }
+            let here = Unmanaged.passUnretained(object.registration.unsafelyUnwrapped.registry).toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+            return (object.registration.unsafelyUnwrapped.key, here, object.registration.unsafelyUnwrapped.notifiesStore)
+        }, act: { object, registration in
+            visit(object, registration != nil, registration?.notifiesStore ?? false)
+            guard let registration, registration.here else { return }
             object.registration = nil
             leaving.append((registration.key, Unmanaged.passUnretained(object)))
-        }
+        })
         lock.lock()
         defer { lock.unlock() }
         var position: Int?

@@ -31,17 +31,18 @@ final class SavePlan {
         // A value changed through `inout`, not variables captured by a local function:
         // those were checked for overlapping access at run time, several calls per object.
         var grouping = StoreGrouping(coordinator: coordinator)
-        // Walked in place (copies of the lists, which nothing changes meanwhile), not as arrays.
+        // Walked in place (copies of the lists, which nothing changes meanwhile), not as
+        // arrays, and borrowed: the copies keep the objects alive.
         let inserted = context.inserted, updated = context.updated, deleted = context.deleted
-        try inserted.forEach { try grouping.add($0, .inserted) }
+        try inserted.forEachBorrowed { try grouping.add($0, .inserted) }
         var updatedObjects: [NSManagedObject] = []
-        try updated.forEach { object in
+        try updated.forEachBorrowed { object in
             guard SavePlan.hasPersistentChanges(object) else { return }
             try grouping.add(object, .updated)
             updatedObjects.append(object)
         }
         self.updatedObjects = updatedObjects
-        try deleted.forEach { object in
+        try deleted.forEachBorrowed { object in
             if !object.state.isInaccessible { try grouping.add(object, .deleted) }
         }
         for (store, list) in zip(grouping.order, grouping.lists) { work[ObjectIdentifier(store)] = list }
@@ -65,16 +66,25 @@ final class SavePlan {
         // once per run. Kept by identity (the entity outlives the save): a pair of
         // references copied out per object cost two retains and two releases.
         var last: (entity: ObjectIdentifier, position: Int)?
+        /// The same for a run of permanent IDs of one store, kept by the identity of the
+        /// store's handle: the store read out of each ID's handle cost a lock, a retain and
+        /// a release per object. (The lists hold the objects, the objects their IDs and the
+        /// IDs their handles, so an identity kept here names no other handle meanwhile.)
+        var lastStore: (handle: ObjectIdentifier, position: Int)?
 
         init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
             let position: Int
+            let handle = object.objectID.storeHandleIdentity
             // A temporary ID names no store: its entity's store is the last one's in a run.
             if object.objectID.isTemporaryID, let last, last.entity == ObjectIdentifier(object.entity) {
                 position = last.position
+            } else if let handle, let lastStore, lastStore.handle == handle {
+                position = lastStore.position
             } else if let known = object.objectID.persistentStore {
                 position = self.position(of: known)
+                if let handle { lastStore = (handle, position) }
             } else if let found = coordinator.store(for: object.entity) {
                 position = self.position(of: found)
                 last = (ObjectIdentifier(object.entity), position)
@@ -159,11 +169,10 @@ final class SavePlan {
             }
         }
         // Deletions first: a row may take over a unique value a deleted row had.
-        // Borrowed: `storeWork` keeps its objects alive.
-        try storeWork.deleted.forEachBorrowed { object in
-            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
-            let deleted = try transaction.delete(key, expectedVersion: object.state.snapshot?.version)
-            if !deleted, !versionsChecked, object.state.snapshot != nil { throw StaleRowVersion() }
+        try SavePlan.forEachRunOfDeletions(in: storeWork.deleted) { run in
+            try transaction.delete(run) { _, version in
+                if !versionsChecked, version != nil { throw StaleRowVersion() }
+            }
         }
         var rows: [(NSManagedObject, StoreRow)] = []
         rows.reserveCapacity(inserted.count + storeWork.updated.count)
@@ -207,6 +216,37 @@ final class SavePlan {
             }
         }
         return rows
+    }
+
+    /// Calls `body` with the row key of each of `deleted` that has a row to delete (not
+    /// inaccessible, with a permanent ID), in order, and the version its snapshot has (nil
+    /// without a snapshot), a run of up to 256 objects at a time.
+    ///
+    /// The run's keys and versions are read before any is handed on: read just before each
+    /// row's DELETE, every object, its ID and its snapshot (cold in memory by the time a
+    /// large cascade is written) was a cache miss waiting on the last one, with a
+    /// statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``).
+    /// One short buffer, reused, not one of 100,000 entries (pages touched for the first time).
+    static func forEachRunOfDeletions(in deleted: [NSManagedObject], _ body: ([(key: StoreKey, version: Int64?)]) throws -> Void) rethrows {
+        let runLength = 256
+        var run: [(key: StoreKey, version: Int64?)] = []
+        run.reserveCapacity(Swift.min(runLength, deleted.count))
+        try deleted.withUnsafeBufferPointer { objects in
+            var start = 0
+            while start < objects.count {
+                let end = Swift.min(start + runLength, objects.count)
+                run.removeAll(keepingCapacity: true)
+                // Borrowed: `deleted` keeps its objects alive.
+                for index in start..<end {
+                    Unmanaged.passUnretained(objects[index])._withUnsafeGuaranteedRef { object in
+                        guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
+                        run.append((key, object.state.snapshot?.version))
+                    }
+                }
+                if !run.isEmpty { try body(run) }
+                start = end
+            }
+        }
     }
 
     /// Hands the work to an incremental store as one ``NSSaveChangesRequest``: optimistic-

@@ -21,6 +21,9 @@ final class EntityPropertyTable {
     /// The slots of `persistentAttributes`.
     let persistentSlots: [Int]
     let relationships: [NSRelationshipDescription]
+    /// Whether a relationship has the deny delete rule: without one (most entities), a
+    /// deleted object's validation has no relationship to look at.
+    let hasDenyRules: Bool
     /// Whether any attribute is transient (kept in memory only).
     let hasTransientAttributes: Bool
     /// Names of the properties written to the store.
@@ -53,6 +56,7 @@ final class EntityPropertyTable {
         persistentAttributes = attributes.filter { !$0.isTransient }
         persistentSlots = properties.indices.filter { properties[$0] is NSAttributeDescription && !properties[$0].isTransient }
         relationships = all.compactMap { $0 as? NSRelationshipDescription }
+        hasDenyRules = relationships.contains { $0.deleteRule == .denyDeleteRule }
         hasTransientAttributes = attributes.contains { $0.isTransient }
         persistentNames = all.filter { !$0.isTransient && !($0 is NSFetchedPropertyDescription) }.map(\.name)
         var defaults: [Any?] = Array(repeating: nil, count: all.count)

@@ -40,6 +40,10 @@ public final class NSManagedObjectID: NSObject {
     /// every ID is freed (a permanent ID's empty string was a release call each).
     private var madeTemporaryUUID: UUID?
     private static let temporaryIdentifierLock = NSLock()
+    /// The identity of the store's handle, nil while the ID is temporary: IDs with the same
+    /// one name the same store, told apart without reading the store out of the handle
+    /// (a lock, a retain and a release each).
+    var storeHandleIdentity: ObjectIdentifier? { storeHandle.map(ObjectIdentifier.init) }
     /// The store UUID, read from the handle: an ID holding its own reference to the string
     /// cost a retain as the ID was made and a release as it was freed.
     private var storeIdentifier: String? { storeHandle?.identifier }

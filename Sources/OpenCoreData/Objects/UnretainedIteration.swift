@@ -52,3 +52,37 @@ extension Array {
         }
     }
 }
+
+extension Array where Element: AnyObject {
+    /// Calls `read` with each element borrowed, then `act` with each element and what `read`
+    /// returned for it, a run of up to `runLength` elements at a time: the run is read
+    /// first, with nothing else in between, and acted on after.
+    ///
+    /// For passes over many objects cold in memory (a save's 100,000 deletions): reading a
+    /// run first lets the processor wait for its cache misses together, where acting on
+    /// each object as it was read made every miss wait for the one before (the action's
+    /// calls, and above all its retains and releases: each is an atomic instruction, and no
+    /// later load starts before it is done). `read` should only read (and set plain
+    /// fields), with no reference counting; the readings live in one short buffer, reused.
+    @inline(__always)
+    func forEachBorrowedReadingAhead<Reading>(runLength: Int = 256, read: (Element) throws -> Reading,
+                                              act: (Element, Reading) throws -> Void) rethrows {
+        var readings: [Reading] = []
+        readings.reserveCapacity(Swift.min(runLength, count))
+        try withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start < buffer.count {
+                let end = Swift.min(start + runLength, buffer.count)
+                readings.removeAll(keepingCapacity: true)
+                for index in start..<end {
+                    readings.append(try Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef(read))
+                }
+                for index in start..<end {
+                    let reading = readings[index - start]
+                    try Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { try act($0, reading) }
+                }
+                start = end
+            }
+        }
+    }
+}

@@ -238,7 +238,28 @@ final class SQLiteSaveTransaction {
     /// false when the row is gone or, with a version, moved on (optimistic locking).
     func delete(_ key: StoreKey, expectedVersion: Int64?) throws -> Bool {
         try checkActive()
-        let writer = try self.writer(for: key.entityNumber)
+        return try deleteRow(key, expectedVersion: expectedVersion, writer: writer(for: key.entityNumber), history: history)
+    }
+
+    /// Deletes the rows of `deletions` in order, as ``delete(_:expectedVersion:)`` deletes
+    /// each, and calls `missed` with each whose DELETE changed no row (gone or, with a
+    /// version, moved on); `missed` may throw to stop. The writer of a run of rows of one
+    /// entity, and the history recorder, are looked up once, not for each row (a save's
+    /// deletions come in long runs of one entity; each look-up cost retains and releases).
+    func delete(_ deletions: [(key: StoreKey, version: Int64?)], missed: (StoreKey, _ version: Int64?) throws -> Void) throws {
+        guard !deletions.isEmpty else { return }
+        try checkActive()
+        let history = self.history
+        var writer = try self.writer(for: deletions[0].key.entityNumber)
+        for (key, version) in deletions {
+            if writer.mapped.number != key.entityNumber { writer = try self.writer(for: key.entityNumber) }
+            if try !deleteRow(key, expectedVersion: version, writer: writer, history: history) { try missed(key, version) }
+        }
+    }
+
+    /// ``delete(_:expectedVersion:)`` once the transaction is known to be active, with the
+    /// writer of the row's entity and the history recorder at hand.
+    private func deleteRow(_ key: StoreKey, expectedVersion: Int64?, writer: EntityWriter, history: HistoryRecorder?) throws -> Bool {
         // The plan's fields read where they lie: a copy of the whole plan per row retained
         // and released every string and array in it (0.9 % of a cascade through 100,000).
         if !writer.plan.externalColumns.isEmpty,

@@ -117,6 +117,34 @@ final class VersionedWriteTests: ConflictTestCase {
         XCTAssertEqual(merged["Coast"]?.rating, 4)
     }
 
+    /// The deletions' keys and versions are read a run of objects at a time (see
+    /// SavePlan.forEachRunOfDeletions): a miss in a later run still stops the save, and nothing of
+    /// the runs before it stays deleted.
+    func testADeletionThatMissesPastTheFirstRunOfDeletionsIsAConflictAndDeletesNothing() throws {
+        let setup = newContext()
+        for number in 0..<600 { insertTrail("Trail \(number)", into: setup) }
+        try setup.save()
+        let app = newContext()
+        let trails = try app.fetch(NSFetchRequest<NSManagedObject>(entityName: "Trail"))
+        XCTAssertEqual(trails.count, 600)
+        for trail in trails { _ = trail.value(forKey: "rating") }  // fired: each holds version 1
+        let importer = newContext()
+        try XCTUnwrap(trail("Trail 400", in: importer)).setValue(5.0, forKey: "rating")
+        try importer.save()
+        for trail in trails { app.delete(trail) }
+
+        XCTAssertThrowsError(try app.save()) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, NSManagedObjectMergeError)
+            let list = error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict] ?? []
+            XCTAssertEqual(list.map { $0.sourceObject.value(forKey: "name") as? String }, ["Trail 400"])
+        }
+        let stored = try storedTrails()
+        XCTAssertEqual(stored.count, 600, "no deletion was written")
+        XCTAssertEqual(stored["Trail 400"]?.rating, 5)
+        XCTAssertTrue(trails.allSatisfy { $0.isDeleted && $0.managedObjectContext === app })
+    }
+
     func testDeletingARowAnotherSaveDeletedIsNoConflict() throws {
         let setup = newContext()
         insertTrail("Ridge", into: setup)
