@@ -160,9 +160,17 @@ extension SQLiteStoreEngine {
     func readRows(_ statement: SQLiteStatement, plan: SelectPlan, logTotals: Bool = true, entityName: String? = nil,
                   tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws -> [StoreRow] {
         var rows: [StoreRow] = []
+        try readRows(statement, plan: plan, appendingTo: &rows, logTotals: logTotals, entityName: entityName, tail: tail)
+        return rows
+    }
+
+    /// ``readRows(_:plan:logTotals:entityName:tail:)`` appending to `rows`: statements that
+    /// read a list of keys a chunk at a time fill one array, without an array per chunk
+    /// copied into it (a retain and a release per row).
+    func readRows(_ statement: SQLiteStatement, plan: SelectPlan, appendingTo rows: inout [StoreRow], logTotals: Bool = true,
+                  entityName: String? = nil, tail: UnsafeMutablePointer<FetchLogTail?>? = nil) throws {
         var decoder: RowDecoder?
         try readEachRow(statement, plan: plan, decoder: &decoder, logTotals: logTotals, entityName: entityName, tail: tail) { rows.append($0) }
-        return rows
     }
 
     /// The first row ``readRows(_:plan:logTotals:entityName:tail:)`` would return, read

@@ -16,14 +16,14 @@ extension SQLiteStoreEngine {
         for chunk in PaddedKeyChunk.chunks(of: owners) {
             let keyTest = "t0.\(keyColumn) IN (\(chunk.placeholders))"
             let condition = entityTest.isEmpty ? " WHERE  " + keyTest : entityTest + " AND " + keyTest
-            rows += try database.withStatement(plan.selectSQL + condition + " ORDER BY t0.Z_PK") { statement in
+            try database.withStatement(plan.selectSQL + condition + " ORDER BY t0.Z_PK") { statement in
                 var index: Int32 = 1
                 for bound in bounds {
                     statement.bindKey(Int64(bound), at: index)
                     index += 1
                 }
                 chunk.bind(to: statement, from: index)
-                return try readRows(statement, plan: plan, entityName: destination.entity.name)
+                try readRows(statement, plan: plan, appendingTo: &rows, entityName: destination.entity.name)
             }
         }
         return rows
