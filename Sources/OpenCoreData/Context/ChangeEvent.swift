@@ -31,19 +31,34 @@ struct ChangeEvent {
     /// Objects reported as deleted.
     var reportedDeleted: [NSManagedObject] { uninserted.isEmpty ? deleted.objects : deleted.objects + uninserted.objects }
     /// Objects reported as updated: changed, and neither inserted nor deleted in this event.
+    /// Ends the event for its objects in the same walk: clears the old values of the
+    /// updated objects and the flag of the deleted ones (see noteEventDeletion), which
+    /// belong to this event no longer. A cascade's event lists each of its objects (cold
+    /// in memory) as updated and as deleted: one walk over them, not three. Call it after
+    /// the undo record, which reads the old values, is taken.
     /// (Mutating: asking the lists about each object brings their tables of positions up to date.)
-    mutating func reportedUpdated() -> [NSManagedObject] {
-        if inserted.isEmpty, undeleted.isEmpty, deleted.isEmpty, uninserted.isEmpty { return updated.objects }
+    mutating func endReportingUpdated() -> [NSManagedObject] {
+        let checksOtherLists = !(inserted.isEmpty && undeleted.isEmpty && deleted.isEmpty && uninserted.isEmpty)
+        var reported: [NSManagedObject] = []
+        if !checksOtherLists { reported.reserveCapacity(updated.count) }
+        var flagsCleared = 0
         // The updated list walked in place (a copy of it, borrowed), not copied into an
         // array first: a cascade's event updates every object it deletes, and reports none
         // of them as updated.
-        var reported: [NSManagedObject] = []
         let updated = self.updated
         updated.forEachBorrowed { object in
-            // In `deleted` exactly when flagged (see noteEventDeletion): no look-up there.
-            if !object.state.isEventDeletion && !inserted.contains(object) && !undeleted.contains(object) && !uninserted.contains(object) {
+            // In `deleted` exactly when flagged: no look-up there.
+            if object.state.isEventDeletion {
+                object.state.isEventDeletion = false
+                flagsCleared += 1
+            } else if !checksOtherLists || (!inserted.contains(object) && !undeleted.contains(object) && !uninserted.contains(object)) {
                 reported.append(object)
             }
+            object.state.eventOldValues = EventOldValues()
+        }
+        // Every deleted object is flagged: when all of them were updated too, none is left.
+        if flagsCleared < deleted.count {
+            deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         }
         return reported
     }

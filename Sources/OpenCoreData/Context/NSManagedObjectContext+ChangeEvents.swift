@@ -39,15 +39,12 @@ extension NSManagedObjectContext {
         guard !event.isEmpty else { return }
         var finished = event
         event = ChangeEvent()
-        // Reported updates are told from deletions by the objects' flags, which then belong
-        // to the finished event no longer.
-        let reportedUpdated = finished.reportedUpdated()
-        finished.deleted.forEachBorrowed { $0.state.isEventDeletion = false }
         let undoRecord = undoRecord(for: finished)
         eventNumber += 1
-        // The old values belong to the event that ended; held longer, they would keep
-        // replaced objects and values alive.
-        finished.updated.forEachBorrowed { $0.state.eventOldValues = EventOldValues() }
+        // Reported updates are told from deletions by the objects' flags; the flags and the
+        // old values belong to the event that ended no longer (held longer, the old values
+        // would keep replaced objects and values alive).
+        let reportedUpdated = finished.endReportingUpdated()
         // Objects inserted in the event are no longer new in the next one (see willMutate).
         finished.inserted.forEachBorrowed { $0.state.isEventInsertion = false }
         undoRecord.map(registerUndo)

@@ -92,6 +92,33 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         XCTAssertEqual(recorder.count, 2)
     }
 
+    func testObjectsDeletedInAnEventCanBeReportedDeletedAgainInALaterOne() throws {
+        // The end of an event clears each deleted object's mark in the walk over the updated
+        // objects when every deleted one was updated too (a cascade: its hikes lose their
+        // trail), and walks the deleted ones as well when one was not (a lone trail).
+        let trail = try savedTrail("Dusky", hikes: 2)
+        let hikes = trail.value(forKey: "hikes") as! Set<NSManagedObject>
+        let lone = try savedTrail("Hollyford")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        context.delete(trail)
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), hikes.union([trail]))
+        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey])
+        context.delete(lone)
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [lone])
+        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey])
+
+        for object in hikes.union([trail, lone]) { context.insert(object) }
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.objects(NSInsertedObjectsKey), hikes.union([trail, lone]))
+        for hike in hikes { context.delete(hike) }
+        context.delete(lone)
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), hikes.union([lone]), "deleted again, reported again")
+        XCTAssertEqual(recorder.count, 4)
+    }
+
     func testEachEventIsReportedOnItsOwn() throws {
         let trail = try savedTrail("Mangatepopo")
         let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
