@@ -40,18 +40,23 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         XCTAssertEqual(recorder.objects(NSInsertedObjectsKey), [trail])
     }
 
+    /// Ends the current event and checks that its notification reported `objects` under
+    /// `key` and nothing else.
+    private func assertEventReports(_ key: String, _ objects: Set<NSManagedObject>, to recorder: NotificationRecorder,
+                                    file: StaticString = #filePath, line: UInt = #line) {
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.lastKeys, [key], file: file, line: line)
+        XCTAssertEqual(recorder.objects(key), objects, file: file, line: line)
+    }
+
     func testAnUnsavedObjectChangedInALaterEventIsReportedAsUpdatedThenDeleted() {
         let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
         let trail = newTrail("Kepler")
         context.processPendingChanges()
         trail.setValue(3.0, forKey: "rating")
-        context.processPendingChanges()
-        XCTAssertEqual(recorder.lastKeys, [NSUpdatedObjectsKey])
-        XCTAssertEqual(recorder.objects(NSUpdatedObjectsKey), [trail])
+        assertEventReports(NSUpdatedObjectsKey, [trail], to: recorder)
         context.delete(trail)
-        context.processPendingChanges()
-        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey])
-        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [trail])
+        assertEventReports(NSDeletedObjectsKey, [trail], to: recorder)
         XCTAssertEqual(recorder.count, 3)
     }
 
@@ -81,14 +86,10 @@ final class ObjectsDidChangeTests: TrackingTestCase {
         context.delete(trail)
         context.insert(trail)
         trail.setValue(3.0, forKey: "rating")
-        context.processPendingChanges()
-        XCTAssertEqual(recorder.lastKeys, [NSUpdatedObjectsKey])
-        XCTAssertEqual(recorder.objects(NSUpdatedObjectsKey), [trail])
+        assertEventReports(NSUpdatedObjectsKey, [trail], to: recorder)
         // Deleted again in a later event: reported as deleted there, and only there.
         context.delete(trail)
-        context.processPendingChanges()
-        XCTAssertEqual(recorder.lastKeys, [NSDeletedObjectsKey])
-        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), [trail])
+        assertEventReports(NSDeletedObjectsKey, [trail], to: recorder)
         XCTAssertEqual(recorder.count, 2)
     }
 
