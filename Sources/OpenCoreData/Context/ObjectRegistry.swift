@@ -117,7 +117,7 @@ final class ObjectRegistry {
     /// caller's own step for each object rides on this pass, for objects cold in memory
     /// (a save's 100,000 deletions cost a cache miss or more per object and pass).
     ///
-    /// Each run of objects is read first (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``):
+    /// Each run of objects is read first (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:afterRun:)``):
     /// the registration is read where it lies, not copied out (a retain and a release).
     func remove(_ objects: [NSManagedObject], visiting visit: (NSManagedObject, _ registered: Bool, _ notifiesStore: Bool) -> Void) {
         var leaving: [(key: PermanentKey, object: Unmanaged<NSManagedObject>)] = []

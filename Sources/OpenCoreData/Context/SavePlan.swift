@@ -225,28 +225,22 @@ final class SavePlan {
     /// The run's keys and versions are read before any is handed on: read just before each
     /// row's DELETE, every object, its ID and its snapshot (cold in memory by the time a
     /// large cascade is written) was a cache miss waiting on the last one, with a
-    /// statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:)``).
-    /// One short buffer, reused, not one of 100,000 entries (pages touched for the first time).
+    /// statement's work in between (see ``Swift/Array/forEachBorrowedReadingAhead(runLength:read:act:afterRun:)``).
+    /// The run goes through the read-ahead that passes over cold objects share, in short
+    /// buffers, reused, not one of 100,000 entries (pages touched for the first time).
     static func forEachRunOfDeletions(in deleted: [NSManagedObject], _ body: ([(key: StoreKey, version: Int64?)]) throws -> Void) rethrows {
         let runLength = 256
         var run: [(key: StoreKey, version: Int64?)] = []
         run.reserveCapacity(Swift.min(runLength, deleted.count))
-        try deleted.withUnsafeBufferPointer { objects in
-            var start = 0
-            while start < objects.count {
-                let end = Swift.min(start + runLength, objects.count)
-                run.removeAll(keepingCapacity: true)
-                // Borrowed: `deleted` keeps its objects alive.
-                for index in start..<end {
-                    Unmanaged.passUnretained(objects[index])._withUnsafeGuaranteedRef { object in
-                        guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return }
-                        run.append((key, object.state.snapshot?.version))
-                    }
-                }
-                if !run.isEmpty { try body(run) }
-                start = end
-            }
-        }
+        try deleted.forEachBorrowedReadingAhead(runLength: runLength, read: { object -> (key: StoreKey, version: Int64?)? in
+            guard !object.state.isInaccessible, let key = object.objectID.storeKey else { return nil }
+            return (key, object.state.snapshot?.version)
+        }, act: { _, deletion in
+            if let deletion { run.append(deletion) }
+        }, afterRun: {
+            if !run.isEmpty { try body(run) }
+            run.removeAll(keepingCapacity: true)
+        })
     }
 
     /// Hands the work to an incremental store as one ``NSSaveChangesRequest``: optimistic-

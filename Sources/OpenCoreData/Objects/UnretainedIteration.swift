@@ -64,9 +64,12 @@ extension Array where Element: AnyObject {
     /// calls, and above all its retains and releases: each is an atomic instruction, and no
     /// later load starts before it is done). `read` should only read (and set plain
     /// fields), with no reference counting; the readings live in one short buffer, reused.
+    /// `afterRun` is called once each run has been acted on (a caller that gathers a run's
+    /// readings in `act` hands them on there).
     @inline(__always)
     func forEachBorrowedReadingAhead<Reading>(runLength: Int = 256, read: (Element) throws -> Reading,
-                                              act: (Element, Reading) throws -> Void) rethrows {
+                                              act: (Element, Reading) throws -> Void,
+                                              afterRun: () throws -> Void) rethrows {
         var readings: [Reading] = []
         readings.reserveCapacity(Swift.min(runLength, count))
         try withUnsafeBufferPointer { buffer in
@@ -81,8 +84,17 @@ extension Array where Element: AnyObject {
                     let reading = readings[index - start]
                     try Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { try act($0, reading) }
                 }
+                try afterRun()
                 start = end
             }
         }
+    }
+
+    /// ``forEachBorrowedReadingAhead(runLength:read:act:afterRun:)`` with nothing to do
+    /// after each run.
+    @inline(__always)
+    func forEachBorrowedReadingAhead<Reading>(runLength: Int = 256, read: (Element) throws -> Reading,
+                                              act: (Element, Reading) throws -> Void) rethrows {
+        try forEachBorrowedReadingAhead(runLength: runLength, read: read, act: act, afterRun: {})
     }
 }
