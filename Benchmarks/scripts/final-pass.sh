@@ -22,6 +22,12 @@ for phase in fetch-all fetch-all-typed update-all delete-all; do
     step "$B/core-data-benchmarks" --pairs 7 --phase "$phase" --only sqlite,grdb-fast,opencoredata
 done
 step "$B/core-data-benchmarks" --object-floor --repeat 5
+# The same floors as subjects, each run a fresh process as OpenCoreData's is (since the r19
+# pass), then each run on a heap an untimed run already paged in (--warm).
+for warm in "" --warm; do
+    step "$B/core-data-benchmarks" --pairs 11 --phase fetch-all --only object-floor-4,object-floor-6,opencoredata $warm
+    step "$B/core-data-benchmarks" --pairs 11 --phase fetch-all-typed --only object-floor-3,object-floor-5,opencoredata $warm
+done
 step "$B/core-data-benchmarks" --by-id-floor --repeat 9
 step "$B/graph-benchmarks"
 step "$B/upsert-benchmarks" 7

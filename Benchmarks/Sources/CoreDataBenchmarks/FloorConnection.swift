@@ -7,12 +7,16 @@ final class FloorConnection {
     let statement: OpaquePointer
     private let db: OpaquePointer
 
-    init(database url: URL, sql: String) throws {
+    convenience init(database url: URL, sql: String) throws {
         var writer = try RawSQLiteSubject(databaseURL: url)
         try writer.prepare(.insert)
         _ = try writer.run(.insert)
         writer = try RawSQLiteSubject(databaseURL: url)  // closes the writing connection
+        try self.init(reading: url, sql: sql)
+    }
 
+    /// A read-only connection to rows the floor's insert wrote before, with `sql` prepared.
+    init(reading url: URL, sql: String) throws {
         var db: OpaquePointer?
         guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
             throw BenchmarkError("cannot open \(url.path)")

@@ -19,12 +19,16 @@ struct PhaseMeasurement: Codable {
 }
 
 enum ProcessMemory {
-    /// Returns freed heap to the system, then resets the kernel's resident-set
-    /// high-water mark (VmHWM) for this process, so the next reading covers only what
-    /// follows (Linux 4.0+; writing 5 to clear_refs).
+    /// Whether ``resetPeak()`` gives freed heap back first; `--warm` turns it off, or the
+    /// measured run would page in afresh what its warm-up freed.
+    static var returnsFreedHeap = true
+
+    /// Returns freed heap to the system (unless ``returnsFreedHeap`` is off), then resets
+    /// the kernel's resident-set high-water mark (VmHWM) for this process, so the next
+    /// reading covers only what follows (Linux 4.0+; writing 5 to clear_refs).
     static func resetPeak() {
         #if os(Linux)
-        _ = mallocTrim(0)
+        if returnsFreedHeap { _ = mallocTrim(0) }
         #endif
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
@@ -54,7 +58,12 @@ func monotonicSeconds() -> Double {
 
 /// Runs one phase of one subject in this process, printing one JSON line.
 func runPhase<S: Subject>(_ type: S.Type, _ phase: Phase, databaseURL: URL) throws {
-    var subject = try S(databaseURL: databaseURL)
+    try runPhase(S(databaseURL: databaseURL), phase)
+}
+
+/// Runs one phase of `subject`, made by the caller (a floor level), printing one JSON line.
+func runPhase<S: Subject>(_ subject: S, _ phase: Phase) throws {
+    var subject = subject
     try subject.prepare(phase)
     ProcessMemory.resetPeak()
     let start = monotonicSeconds(), cpuStart = cpuSeconds()

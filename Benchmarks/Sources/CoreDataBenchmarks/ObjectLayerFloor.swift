@@ -47,11 +47,13 @@ enum ObjectLayerFloor {
         "6. level 4 + every selected column decoded, kept in a row cache",
     ]
 
+    /// The statement every level steps: the columns Core Data's fetch selects.
+    static let selectEveryColumn = "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM"
+
     /// Writes the rows with the floor's insert, then times each level `repetitions` times
     /// (levels interleaved) and prints a Markdown table of medians.
     static func run(rows: Int, repetitions: Int, scratch: URL) throws {
-        let sql = "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZCATEGORY, ZPRICE, ZQUANTITY, ZCREATEDAT, ZISACTIVE, ZNOTES, ZCODE FROM ZITEM"
-        let connection = try FloorConnection(database: scratch.appendingPathComponent("object-floor.sqlite"), sql: sql)
+        let connection = try FloorConnection(database: scratch.appendingPathComponent("object-floor.sqlite"), sql: selectEveryColumn)
         defer { withExtendedLifetime(connection) {} }  // keeps the statement open to the end
         let statement = connection.statement
 
@@ -83,7 +85,7 @@ enum ObjectLayerFloor {
 
     /// One pass over the rows at `level`; returns the phase's checksum (name lengths plus
     /// quantities), the same as every subject's fetch-all.
-    private static func read(_ statement: OpaquePointer, level requested: Int, rows: Int, rowCache: RowCache) -> Int {
+    fileprivate static func read(_ statement: OpaquePointer, level requested: Int, rows: Int, rowCache: RowCache) -> Int {
         // Levels 5 and 6 are levels 3 and 4 reading every column into cached rows.
         let keepsRows = requested >= 5
         let level = keepsRows ? requested - 2 : requested
@@ -125,6 +127,60 @@ enum ObjectLayerFloor {
             }
         }
         return checksum
+    }
+}
+
+/// One level of ``ObjectLayerFloor`` as a subject of its own, `object-floor-1` to
+/// `object-floor-6`, for `--pairs` (phases `fetch-all` and `fetch-all-typed`, which read the
+/// same rows; `insert` writes them with the C API subject's insert):
+///
+///     core-data-benchmarks --pairs 9 --phase fetch-all --only object-floor-4,opencoredata
+///
+/// Each run is then what a subject's run is: a fresh process that opens the file untimed
+/// and makes one timed pass. The `--object-floor` table instead times every level again
+/// and again in one process, whose heap the first pass has already paged in; a first pass
+/// in a fresh process also pays the kernel for each page of memory it touches first (about
+/// a seventh of OpenCoreData's fetch-all, in a profile of the r19 pass). Fresh against
+/// fresh compares the same conditions; the table stays, for the levels side by side.
+struct ObjectFloorSubject: Subject {
+    static let name = "object floor"
+    /// The names `--subject` and `--only` take, level 1 first.
+    static let subjectNames = ObjectLayerFloor.levels.indices.map { "object-floor-\($0 + 1)" }
+
+    private let level: Int
+    private let url: URL
+    private var writer: RawSQLiteSubject?
+    private var connection: FloorConnection?
+    /// Outlives the timed pass, as a coordinator's row cache outlives a fetch.
+    private var rowCache = RowCache()
+
+    init(databaseURL: URL) throws { try self.init(level: ObjectLayerFloor.levels.count, databaseURL: databaseURL) }
+
+    init(level: Int, databaseURL: URL) throws {
+        guard ObjectLayerFloor.levels.indices.contains(level - 1) else { throw BenchmarkError("no object-floor level \(level)") }
+        self.level = level
+        url = databaseURL
+    }
+
+    mutating func prepare(_ phase: Phase) throws {
+        switch phase {
+        case .insert:
+            writer = try RawSQLiteSubject(databaseURL: url)
+            try writer?.prepare(.insert)
+        case .fetchAll, .fetchAllTyped:
+            connection = try FloorConnection(reading: url, sql: ObjectLayerFloor.selectEveryColumn)
+        default:
+            throw BenchmarkError("the object floor measures insert, \(Phase.fetchAll.rawValue) and \(Phase.fetchAllTyped.rawValue) only")
+        }
+    }
+
+    mutating func run(_ phase: Phase) throws -> Int {
+        if phase == .insert, var writer {
+            defer { self.writer = writer }
+            return try writer.run(.insert)
+        }
+        guard let connection else { throw BenchmarkError("not prepared") }
+        return ObjectLayerFloor.read(connection.statement, level: level, rows: ItemValues.count, rowCache: rowCache)
     }
 }
 

@@ -16,13 +16,19 @@ import GRDBSQLite
 //   core-data-benchmarks --pairs N --phase PHASE [--only sqlite,opencoredata] [--rows R]
 //       one phase, the subjects run back to back N times, each divided by the first
 //       subject's run of the same repetition (PairedRuns): ratios a switch in the shared
-//       machine's speed between repetitions does not skew.
+//       machine's speed between repetitions does not skew. For fetch-all and
+//       fetch-all-typed, --only may name object-floor-1 … object-floor-6 too: a level of
+//       the object floor run in a fresh process like a subject (ObjectFloorSubject).
+//       With --warm, each run of a phase that only reads first runs it once untimed in
+//       its process, on a fresh subject: measured on a heap already paged in, as the
+//       --object-floor table's levels are (the untimed run's memory is not given back,
+//       so peak memory then counts it too).
 //   core-data-benchmarks --subject NAME --phase PHASE --db PATH
 //       (internal) one phase of one subject, in this process; prints one JSON line.
 //       NAME may also be memory-faults or memory-rows, with --phase fetch-batched: the
 //       batched fetch's memory floor (BatchMemoryFloor.swift).
 
-let subjects: [String: (Phase, URL) throws -> Void] = [
+var subjects: [String: (Phase, URL) throws -> Void] = [
     "sqlite": { try runPhase(RawSQLiteSubject.self, $0, databaseURL: $1) },
     "grdb": { try runPhase(GRDBSubject.self, $0, databaseURL: $1) },
     "grdb-fast": { try runPhase(GRDBFastSubject.self, $0, databaseURL: $1) },
@@ -32,6 +38,11 @@ let subjects: [String: (Phase, URL) throws -> Void] = [
     "memory-rows": { try runPhase(BatchMemoryFloor<FaultsHoldingRows>.self, $0, databaseURL: $1) },
 ]
 let order = ["sqlite", "grdb", "grdb-fast", "opencoredata"]
+// The object floor's levels as subjects (ObjectFloorSubject): for `--pairs` on the fetch-all
+// phases, each run in a fresh process as OpenCoreData's is.
+for (offset, name) in ObjectFloorSubject.subjectNames.enumerated() {
+    subjects[name] = { try runPhase(ObjectFloorSubject(level: offset + 1, databaseURL: $1), $0) }
+}
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -48,7 +59,7 @@ let usage = """
            core-data-benchmarks --object-floor [--repeat N] [--rows R]
            core-data-benchmarks --write-floor [--repeat N] [--rows R]
            core-data-benchmarks --by-id-floor [--repeat N] [--rows R]
-           core-data-benchmarks --pairs N --phase PHASE [--only sqlite,opencoredata] [--rows R]
+           core-data-benchmarks --pairs N --phase PHASE [--only sqlite,opencoredata] [--rows R] [--warm]
            core-data-benchmarks --subject NAME --phase PHASE --db PATH   (one phase, internal)
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -59,9 +70,13 @@ if arguments.contains("--help") || arguments.contains("-h") {
 // run the whole benchmark.
 let knownOptions: Set = ["--repeat", "--rows", "--only", "--subject", "--phase", "--db", "--pairs"]
 let floorOptions: Set = ["--object-floor", "--write-floor", "--by-id-floor"]
+/// `--warm`: each measured run of a phase that only reads is preceded, in the same process,
+/// by an untimed run of it on a fresh subject (see `runPhase(_:_:warm:)`).
+let warm = arguments.contains("--warm")
+if warm { ProcessMemory.returnsFreedHeap = false }
 var position = 1
 while position < arguments.count {
-    if floorOptions.contains(arguments[position]) {
+    if floorOptions.contains(arguments[position]) || arguments[position] == "--warm" {
         position += 1
         continue
     }
@@ -77,12 +92,15 @@ if let rows = option("--rows") {
 }
 
 if let subject = option("--subject") {
-    guard let run = subjects[subject] else { fail("unknown subject \(subject); known: \(order.joined(separator: ", "))") }
+    guard let run = subjects[subject] else { fail("unknown subject \(subject); known: \(subjects.keys.sorted().joined(separator: ", "))") }
     guard let phaseName = option("--phase"), let phase = Phase(rawValue: phaseName) else {
         fail("--phase must be one of \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     guard let path = option("--db") else { fail("--db PATH is required") }
+    if warm, PairedRuns.writes(phase) { fail("--warm is for the phases that only read; \(phase.rawValue) changes the file") }
     do {
+        // The untimed run's line comes first; the parent reads the last line.
+        if warm { try run(phase, URL(fileURLWithPath: path)) }
         try run(phase, URL(fileURLWithPath: path))
     } catch {
         fail("\(subject) \(phase.rawValue) failed: \(error)")
@@ -114,8 +132,6 @@ if arguments.contains("--write-floor") {
 if arguments.contains("--by-id-floor") {
     runFloor("by-id-floor") { try ByIDFloor.run(rows: ItemValues.count, repetitions: repetitions, scratch: $0) }
 }
-let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
-for name in only where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
 var results: [String: [Phase: [PhaseMeasurement]]] = [:]  // subject -> phase -> runs
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("core-data-benchmarks-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -127,6 +143,7 @@ func measure(_ subject: String, _ phase: Phase, database: URL) throws -> PhaseMe
     let process = Process()
     process.executableURL = executable
     process.arguments = ["--subject", subject, "--phase", phase.rawValue, "--db", database.path]
+        + (warm && !PairedRuns.writes(phase) ? ["--warm"] : [])
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
@@ -148,7 +165,8 @@ if let pairs = option("--pairs") {
         fail("--pairs needs --phase, one of \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     let paired = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["sqlite", "opencoredata"]
-    for name in paired where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
+    let pairable = order + ObjectFloorSubject.subjectNames
+    for name in paired where !pairable.contains(name) { fail("unknown subject \(name); known: \(pairable.joined(separator: ", "))") }
     guard paired.count >= 2 else { fail("--pairs needs at least two subjects in --only") }
     do {
         try PairedRuns.run(phase: phase, subjects: paired, repetitions: count, scratch: scratch) { subject, phase, database in
@@ -161,6 +179,9 @@ if let pairs = option("--pairs") {
     try? FileManager.default.removeItem(at: scratch)
     exit(0)
 }
+
+let only = option("--only").map { $0.split(separator: ",").map(String.init) } ?? order
+for name in only where !order.contains(name) { fail("unknown subject \(name); known: \(order.joined(separator: ", "))") }
 
 /// The 1-, 5- and 15-minute load averages: how busy the shared machine was.
 func loadAverage() -> String {
