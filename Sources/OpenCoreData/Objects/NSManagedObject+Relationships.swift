@@ -361,9 +361,12 @@ extension NSManagedObject {
 
 /// The objects of a to-many value in their order (insertion order is not kept for sets).
 func toManyMembers(_ value: Any?) -> [NSManagedObject] {
+    // The form an unordered to-many is kept in, cast once before the switch, which copied
+    // the value for each case it tried: the delete rules ask this of every object a cascade
+    // deletes (100,000 in a large one, most of them leaves with an empty set).
+    if let set = value as? Set<NSManagedObject> { return Array(set) }
     switch value {
     case nil: return []
-    case let set as Set<NSManagedObject>: return Array(set)
     case let ordered as NSOrderedSet: return ordered.array.compactMap { $0 as? NSManagedObject }
     case let array as [NSManagedObject]: return array
     case let set as NSSet: return set.allObjects.compactMap { $0 as? NSManagedObject }
