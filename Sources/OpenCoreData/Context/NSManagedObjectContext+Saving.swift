@@ -157,7 +157,9 @@ extension NSManagedObjectContext {
                 guard let member = object.relationshipValue(for: relationship) as? NSManagedObject else { return }
                 if member.state.isFault, member.state.heldRow == nil { prefetchFaults([member]) }
                 object.releaseMembers(of: relationship, in: self)
-                if member !== object { member.inverseDidLose(object, through: relationship, in: self) }
+                if member !== object, let inverse = relationship.inverseRelationship {
+                    member.inverseDidLose(object, inverse: inverse, in: self)
+                }
                 if cascades, !member.state.isDeleted { delete(member) }
                 return
             }
@@ -165,8 +167,11 @@ extension NSManagedObjectContext {
             guard !members.isEmpty else { return }
             prefetchFaults(members)
             object.releaseMembers(of: relationship, in: self)
-            members.forEachBorrowed { member in
-                if member !== object { member.inverseDidLose(object, through: relationship, in: self) }
+            // The inverse read once for all the members (see inverseDidLose(_:inverse:in:)).
+            if let inverse = relationship.inverseRelationship {
+                members.forEachBorrowed { member in
+                    if member !== object { member.inverseDidLose(object, inverse: inverse, in: self) }
+                }
             }
             if cascades {
                 members.forEachBorrowed { member in
@@ -344,8 +349,8 @@ extension NSManagedObject {
         }
     }
 
-    /// A deleted object lets go of the destinations of `relationship` (nil or empty), as
-    /// the delete rules tear it down.
+    /// The object lets go of the destinations of `relationship` (nil or empty), as the
+    /// delete rules tear it down: a deleted object's side, or a to-one inverse's.
     /// `context` is the object's own (the one applying the rules): passed in, it is not
     /// looked up in the object's handle (a lock, a retain and a release) for each step.
     func releaseMembers(of relationship: NSRelationshipDescription, in context: NSManagedObjectContext) {

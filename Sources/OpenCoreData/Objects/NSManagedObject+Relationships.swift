@@ -131,7 +131,15 @@ extension NSManagedObject {
     /// when it is, rather than looked up in each object's handle (a lock, a retain and a
     /// release each time), which a cascade did several times per deleted object.
     func inverseDidLose(_ source: NSManagedObject, through relationship: NSRelationshipDescription, in context: NSManagedObjectContext? = nil) {
-        guard let inverse = relationship.inverseRelationship, !state.isInaccessible else { return }
+        guard let inverse = relationship.inverseRelationship else { return }
+        inverseDidLose(source, inverse: inverse, in: context)
+    }
+
+    /// ``inverseDidLose(_:through:in:)`` for a caller that has read the inverse already: the
+    /// delete rules read it once per relationship, not once per member. It is a weak
+    /// reference, so each load and each release of it takes the reference count's slow path.
+    func inverseDidLose(_ source: NSManagedObject, inverse: NSRelationshipDescription, in context: NSManagedObjectContext? = nil) {
+        guard !state.isInaccessible else { return }
         if inverse.isToMany {
             if inverse.isOrdered { removePrimitively([source], from: inverse) } else { removeMember(source, fromUnordered: inverse) }
             return
@@ -139,13 +147,15 @@ extension NSManagedObject {
         var own: NSManagedObjectContext?
         if let context, contextHandle === context.handle { own = context }
         guard toOneValue(of: inverse, expecting: source, ownContext: own) === source else { return }
-        willChangeValue(forKey: inverse.name)
-        // What setPrimitiveValue(nil, forKey:) does, by slot (the fault fired above).
-        if let slot = state.values.table.slot(of: inverse), !state.isFault {
-            storePrimitiveValue(nil, slot: slot, key: inverse.name, context: own)
-        } else {
-            setPrimitiveValue(nil, forKey: inverse.name)
+        if let own, !state.isFault {
+            // What setPrimitiveValue(nil, forKey:) does between the change notes, with the
+            // slot's relationship at hand (taken out of the property table, it was retained
+            // and released on the slow path, as above).
+            releaseMembers(of: inverse, in: own)
+            return
         }
+        willChangeValue(forKey: inverse.name)
+        setPrimitiveValue(nil, forKey: inverse.name)
         didChangeValue(forKey: inverse.name)
     }
 
@@ -160,7 +170,7 @@ extension NSManagedObject {
     private func toOneValue(of relationship: NSRelationshipDescription, expecting source: NSManagedObject,
                             ownContext: NSManagedObjectContext? = nil) -> NSManagedObject? {
         if let slot = state.values.table.slot(of: relationship), !state.loadedRelationships.contains(slot) {
-            fulfillFaultIfNeeded()
+            fulfillFaultIfNeeded(in: ownContext)
             if !state.loadedRelationships.contains(slot), let context = ownContext ?? managedObjectContext, context.parent == nil,
                 source.contextHandle === context.handle, let registration = source.registration,
                 let destination = state.snapshot?.toOne[relationship.name], objectID.storeKey != nil,
@@ -351,9 +361,12 @@ extension NSManagedObject {
 
 /// The objects of a to-many value in their order (insertion order is not kept for sets).
 func toManyMembers(_ value: Any?) -> [NSManagedObject] {
+    // The form an unordered to-many is kept in, cast once before the switch, which copied
+    // the value for each case it tried: the delete rules ask this of every object a cascade
+    // deletes (100,000 in a large one, most of them leaves with an empty set).
+    if let set = value as? Set<NSManagedObject> { return Array(set) }
     switch value {
     case nil: return []
-    case let set as Set<NSManagedObject>: return Array(set)
     case let ordered as NSOrderedSet: return ordered.array.compactMap { $0 as? NSManagedObject }
     case let array as [NSManagedObject]: return array
     case let set as NSSet: return set.allObjects.compactMap { $0 as? NSManagedObject }

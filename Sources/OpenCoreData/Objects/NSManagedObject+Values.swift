@@ -363,6 +363,15 @@ extension NSManagedObject {
         if state.isFault { loadFaultedValues() }
     }
 
+    /// ``fulfillFaultIfNeeded()`` for a caller that holds the object's own context (or nil):
+    /// not looked up in the object's handle (a lock, and a retain and a release of the
+    /// context, which weak references send down the reference count's slow path).
+    @inline(__always)
+    func fulfillFaultIfNeeded(in context: NSManagedObjectContext?) {
+        guard state.isFault else { return }
+        if let context { context.fulfillFault(self) } else { loadFaultedValues() }
+    }
+
     /// Loads the object's values, a fault's.
     @inline(never)
     private func loadFaultedValues() {

@@ -15,7 +15,10 @@ struct RowDecoder {
     private let table: EntityPropertyTable
     private let attributesInSlotOrder: [(column: Int, attribute: NSAttributeDescription, storage: AttributeStorage, slot: Int)]
     private let compositeElements: [(column: Int, composite: NSCompositeAttributeDescription, element: NSAttributeDescription, path: [String], storage: AttributeStorage, slot: Int)]
-    private let toOnes: [(column: Int, entityColumn: Int?, relationship: NSRelationshipDescription, destinationNumber: Int)]
+    /// The entity's to-ones by name, not by description: a relationship description is
+    /// the target of weak references, so each retain and release of it per row took the
+    /// reference count's slow path.
+    private let toOnes: [(column: Int, entityColumn: Int?, name: String, destinationNumber: Int)]
     /// The plan's result column of each store column, -1 where the plan does not select it.
     private let resultColumn: [Int32]
     private let external: ExternalBinaryStorage
@@ -27,7 +30,7 @@ struct RowDecoder {
         table = entity.entity.propertyTable
         attributesInSlotOrder = entity.attributesInSlotOrder
         compositeElements = entity.compositeElements
-        toOnes = entity.toOnes
+        toOnes = entity.toOnes.map { ($0.column, $0.entityColumn, $0.relationship.name, $0.destinationNumber) }
         resultColumn = plan.resultColumn
         self.external = external
     }
@@ -63,14 +66,14 @@ struct RowDecoder {
             attributes[element.slot] = NSCompositeAttributeDescription.setting(value, at: element.path[...], in: attributes[element.slot] as? [String: Any])
         }
         var toOne = ToOneKeys()
-        for (column, entityColumn, relationship, destinationNumber) in toOnes {
+        for (column, entityColumn, name, destinationNumber) in toOnes {
             let result = resultColumn[column]
             guard result >= 0, !statement.isNull(result) else { continue }
             var number = destinationNumber
             if let entityColumn, resultColumn[entityColumn] >= 0, !statement.isNull(resultColumn[entityColumn]) {
                 number = Int(statement.int64(resultColumn[entityColumn]))
             }
-            toOne[relationship.name] = StoreKey(entityNumber: number, primaryKey: statement.int64(result))
+            toOne[name] = StoreKey(entityNumber: number, primaryKey: statement.int64(result))
         }
         return StoreRow(
             key: StoreKey(entityNumber: entity.number, primaryKey: statement.int64(1)), entity: description,

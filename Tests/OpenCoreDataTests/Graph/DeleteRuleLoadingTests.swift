@@ -124,6 +124,58 @@ final class DeleteRuleLoadingTests: GraphTestCase {
         XCTAssertEqual(try sql("SELECT COUNT(*) FROM ZHIKER").first?.first as? Int64, 12)
     }
 
+    func testMenteesLoadedByTheRulesReportTheirNullifiedMentorAsASetterWould() throws {
+        // The mentees are not registered before the rules run: the rules' loading makes them
+        // faults holding their rows, and the nullify of each one's `mentor` fires it. The
+        // change is the one `mentee.mentor = nil` makes: reported updated, its old value kept
+        // for changedValues, the event's undo and the save.
+        let context = try openContainer().viewContext
+        for index in 0..<2 {
+            let mentor = GHiker(context: context)
+            mentor.name = "mentor \(index)"
+            for menteeIndex in 0..<3 {
+                let mentee = GHiker(context: context)
+                mentee.name = "mentee \(index).\(menteeIndex)"
+                mentee.mentor = mentor
+            }
+        }
+        try context.save()
+
+        let reopened = try openContainer().viewContext
+        let undoManager = UndoManager()
+        reopened.undoManager = undoManager
+        let request = NSFetchRequest<GHiker>(entityName: "Hiker")
+        request.predicate = NSPredicate(format: "name BEGINSWITH 'mentor'")
+        let mentors = try reopened.fetch(request)
+        XCTAssertEqual(reopened.registeredObjects.count, 2, "no mentee registered before the rules run")
+        let recorder = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: reopened)
+        undoManager.beginUndoGrouping()
+        for mentor in mentors { reopened.delete(mentor) }
+        reopened.processPendingChanges()
+        undoManager.endUndoGrouping()
+
+        XCTAssertEqual(recorder.count, 1)
+        XCTAssertEqual(recorder.objects(NSDeletedObjectsKey), Set(mentors))
+        let mentees = recorder.objects(NSUpdatedObjectsKey).map { $0 as! GHiker }
+        XCTAssertEqual(Set(mentees.compactMap(\.name)), ["mentee 0.0", "mentee 0.1", "mentee 0.2", "mentee 1.0", "mentee 1.1", "mentee 1.2"])
+        for mentee in mentees {
+            XCTAssertFalse(mentee.isFault)
+            XCTAssertTrue(mentee.isUpdated)
+            XCTAssertNil(mentee.mentor)
+            XCTAssertEqual(Array(mentee.changedValues().keys), ["mentor"])
+            XCTAssertTrue(mentee.changedValues()["mentor"] is NSNull)
+            let committed = mentee.committedValues(forKeys: ["mentor"])["mentor"] as? GHiker
+            XCTAssertEqual(committed?.name.map { String($0.prefix(8)) }, mentee.name.map { "mentor " + String($0.dropFirst(7).prefix(1)) })
+        }
+        XCTAssertEqual(Set(reopened.updatedObjects), Set(mentees))
+
+        reopened.undo()
+        for mentee in mentees {
+            XCTAssertEqual(mentee.mentor?.name, mentee.name.map { "mentor " + String($0.dropFirst(7).prefix(1)) }, "undo gives the mentor back")
+        }
+        XCTAssertTrue(mentors.allSatisfy { !$0.isDeleted })
+    }
+
     func testDenyStillFailsTheSaveForTheCountriesThatHoldTrails() throws {
         let context = try openContainer().viewContext
         for index in 0..<3 {
