@@ -42,8 +42,14 @@ final class SavePlan {
             updatedObjects.append(object)
         }
         self.updatedObjects = updatedObjects
-        try deleted.forEachBorrowed { object in
-            if !object.state.isInaccessible { try grouping.add(object, .deleted) }
+        // The array the save's objects-did-change notification reported, when it holds the
+        // same deletions: the plan's list is that array, not a copy, if all go to one store.
+        if let reported = context.reportedChangeSets.objects(sameAs: deleted, as: NSDeletedObjectsKey) {
+            try grouping.addDeletions(reported)
+        } else {
+            try deleted.forEachBorrowed { object in
+                if !object.state.isInaccessible { try grouping.add(object, .deleted) }
+            }
         }
         for (store, list) in zip(grouping.order, grouping.lists) { work[ObjectIdentifier(store)] = list }
         stores = grouping.order
@@ -75,6 +81,38 @@ final class SavePlan {
         init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
+            let position = try self.position(for: object)
+            // A switch rather than a key path: applying a key path costs a call into the runtime.
+            switch change {
+            case .inserted: lists[position].inserted.append(object)
+            case .updated: lists[position].updated.append(object)
+            case .deleted: lists[position].deleted.append(object)
+            }
+        }
+
+        /// Adds the deleted `objects` (the inaccessible ones have no row and are left out).
+        /// When all of them go to one store, that store's list is `objects` itself: a copy
+        /// retained each object (100,000 of a large cascade, cold in memory by now) and
+        /// released each again when the plan went.
+        mutating func addDeletions(_ objects: [NSManagedObject]) throws {
+            var shared: Int?
+            var isUniform = true
+            try objects.forEachBorrowed { object in
+                guard !object.state.isInaccessible else { isUniform = false; return }
+                let position = try self.position(for: object)
+                if shared == nil { shared = position } else if shared != position { isUniform = false }
+            }
+            if isUniform, let shared, lists[shared].deleted.isEmpty {
+                lists[shared].deleted = objects
+                return
+            }
+            try objects.forEachBorrowed { object in
+                if !object.state.isInaccessible { try add(object, .deleted) }
+            }
+        }
+
+        /// The position in `order` of the store that saves `object`.
+        private mutating func position(for object: NSManagedObject) throws -> Int {
             let position: Int
             let handle = object.objectID.storeHandleIdentity
             // A temporary ID names no store: its entity's store is the last one's in a run.
@@ -94,12 +132,7 @@ final class SavePlan {
                     NSAffectedObjectsErrorKey: [object],
                 ])
             }
-            // A switch rather than a key path: applying a key path costs a call into the runtime.
-            switch change {
-            case .inserted: lists[position].inserted.append(object)
-            case .updated: lists[position].updated.append(object)
-            case .deleted: lists[position].deleted.append(object)
-            }
+            return position
         }
 
         /// The position of `store` in `order`, appended there when new.
