@@ -308,10 +308,10 @@ final class OrderedHike: NSManagedObject {
     override func didSave() { super.didSave(); OrderedHike.saved.append(ObjectIdentifier(self)) }
 }
 
-/// The deleted objects of a save: the save takes the array its objects-did-change
-/// notification reported when that holds the same deletions (see ReportedChangeSets), and
-/// copies the context's list otherwise. Either way the order and the objects' lifetime
-/// are the context's.
+/// The inserted and deleted objects of a save: the save takes the arrays its
+/// objects-did-change notification reported when they hold the same objects (see
+/// ReportedChangeSets), and copies the context's lists otherwise. Either way the order and
+/// the objects' lifetime are the context's.
 final class SavedDeletionTests: CoreTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -319,10 +319,12 @@ final class SavedDeletionTests: CoreTestCase {
         OrderedHike.saved = []
     }
 
-    func testDeletionsGetDidSaveInTheOrderTheyWereDeletedWhateverEventsReportedThem() throws {
+    func testSavedObjectsGetDidSaveInTheOrderTheyWereInsertedOrDeletedWhateverEventsReportedThem() throws {
         let context = try openContainer().viewContext
+        // Insertions too, in one event (as reported) and in two.
         let hikes = (0..<6).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
         try context.save()
+        XCTAssertEqual(OrderedHike.saved, hikes.map(ObjectIdentifier.init))
         let order = [4, 1, 5, 0, 3, 2]
 
         // Two events: the save's objects-did-change reports only the second one's deletions.
@@ -334,8 +336,12 @@ final class SavedDeletionTests: CoreTestCase {
         XCTAssertEqual(OrderedHike.saved, order.prefix(5).map { ObjectIdentifier(hikes[$0]) })
 
         // One event: the same objects as reported.
-        let more = (0..<4).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        var more = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        context.processPendingChanges()
+        more += (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        OrderedHike.saved = []
         try context.save()
+        XCTAssertEqual(OrderedHike.saved, more.map(ObjectIdentifier.init))
         for index in [2, 0, 3, 1] { context.delete(more[index]) }
         OrderedHike.saved = []
         try context.save()
