@@ -153,6 +153,14 @@ struct ReportedChangeSets {
         sets[key] = (objects, set)
     }
 
+    /// The objects reported under `key`, when they are exactly those of `list` in its order:
+    /// a save takes this array as its list of saved objects rather than copying the list
+    /// (a retain of each object, cold in memory, and a release of each when the copy goes).
+    func objects(sameAs list: ObjectList, as key: String) -> [NSManagedObject]? {
+        guard let reported = sets[key], list.hasSameObjects(as: reported.objects) else { return nil }
+        return reported.objects
+    }
+
     /// The set of `objects`: the one reported under `key` when it was made of exactly
     /// these objects in this order, else a new one.
     func set(of objects: [NSManagedObject], as key: String) -> Set<NSManagedObject> {

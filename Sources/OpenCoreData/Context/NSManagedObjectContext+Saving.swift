@@ -237,7 +237,12 @@ extension NSManagedObjectContext {
     /// Brings objects, registry, row caches and observers up to date after a successful write.
     private func finishSave(_ plan: SavePlan) {
         isSaving = false  // the save is written: its did-save observers may save again
-        let insertedNow = inserted.objects, updatedNow = plan.updatedObjects, deletedNow = deleted.objects
+        // The save's objects-did-change notification usually reported the same inserted and
+        // deleted objects in the same order: its arrays are taken rather than copies of the
+        // lists (a retain of each object, cold in memory by now, and a release of each).
+        let insertedNow = reportedChangeSets.objects(sameAs: inserted, as: NSInsertedObjectsKey) ?? inserted.objects
+        let updatedNow = plan.updatedObjects
+        let deletedNow = reportedChangeSets.objects(sameAs: deleted, as: NSDeletedObjectsKey) ?? deleted.objects
         // Every written object with a temporary ID is in the context's table of temporary
         // objects: when the counts agree, that table holds nothing else and empties at once.
         let temporaryEntriesGone = forgetTemporaryObjects(ifExactlyThoseOf: plan.writtenRows)

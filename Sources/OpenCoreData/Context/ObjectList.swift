@@ -39,6 +39,22 @@ struct ObjectList {
         try slots.forEachBorrowed(body)
     }
 
+    /// Whether the list holds exactly `array`'s objects, in its order (compared by
+    /// identity: the objects themselves are not read).
+    func hasSameObjects(as array: [NSManagedObject]) -> Bool {
+        guard count == array.count else { return false }
+        var position = 0
+        var same = true
+        slots.withUnsafeBufferPointer { buffer in
+            for slot in buffer[head...] {
+                guard let object = slot else { continue }
+                if object !== array[position] { same = false; return }
+                position += 1
+            }
+        }
+        return same
+    }
+
     mutating func contains(_ object: NSManagedObject) -> Bool {
         indexNewSlots()
         return positions.value(for: ObjectIdentifier(object)) != nil

@@ -34,7 +34,14 @@ final class SavePlan {
         // Walked in place (copies of the lists, which nothing changes meanwhile), not as
         // arrays, and borrowed: the copies keep the objects alive.
         let inserted = context.inserted, updated = context.updated, deleted = context.deleted
-        try inserted.forEachBorrowed { try grouping.add($0, .inserted) }
+        // The arrays the save's objects-did-change notification reported, when they hold the
+        // same insertions or deletions: the plan's lists are those arrays, not copies, when
+        // all of their objects go to one store.
+        if let reported = context.reportedChangeSets.objects(sameAs: inserted, as: NSInsertedObjectsKey) {
+            try grouping.add(all: reported, .inserted)
+        } else {
+            try inserted.forEachBorrowed { try grouping.add($0, .inserted) }
+        }
         var updatedObjects: [NSManagedObject] = []
         try updated.forEachBorrowed { object in
             guard SavePlan.hasPersistentChanges(object) else { return }
@@ -42,8 +49,12 @@ final class SavePlan {
             updatedObjects.append(object)
         }
         self.updatedObjects = updatedObjects
-        try deleted.forEachBorrowed { object in
-            if !object.state.isInaccessible { try grouping.add(object, .deleted) }
+        if let reported = context.reportedChangeSets.objects(sameAs: deleted, as: NSDeletedObjectsKey) {
+            try grouping.add(all: reported, .deleted)
+        } else {
+            try deleted.forEachBorrowed { object in
+                if !object.state.isInaccessible { try grouping.add(object, .deleted) }
+            }
         }
         for (store, list) in zip(grouping.order, grouping.lists) { work[ObjectIdentifier(store)] = list }
         stores = grouping.order
@@ -75,6 +86,42 @@ final class SavePlan {
         init(coordinator: NSPersistentStoreCoordinator) { self.coordinator = coordinator }
 
         mutating func add(_ object: NSManagedObject, _ change: Change) throws {
+            let position = try self.position(for: object)
+            // A switch rather than a key path: applying a key path costs a call into the runtime.
+            switch change {
+            case .inserted: lists[position].inserted.append(object)
+            case .updated: lists[position].updated.append(object)
+            case .deleted: lists[position].deleted.append(object)
+            }
+        }
+
+        /// Adds `objects`, all inserted or all deleted (the inaccessible deleted ones have no
+        /// row and are left out). When all of them go to one store, that store's list is
+        /// `objects` itself: a copy retained each object (100,000 of a large cascade, cold
+        /// in memory by now) and released each again when the plan went.
+        mutating func add(all objects: [NSManagedObject], _ change: Change) throws {
+            let skipsInaccessible = change == .deleted
+            var shared: Int?
+            var isUniform = true
+            try objects.forEachBorrowed { object in
+                guard !(skipsInaccessible && object.state.isInaccessible) else { isUniform = false; return }
+                let position = try self.position(for: object)
+                if shared == nil { shared = position } else if shared != position { isUniform = false }
+            }
+            if isUniform, let shared {
+                switch change {
+                case .inserted where lists[shared].inserted.isEmpty: lists[shared].inserted = objects; return
+                case .deleted where lists[shared].deleted.isEmpty: lists[shared].deleted = objects; return
+                default: break
+                }
+            }
+            try objects.forEachBorrowed { object in
+                if !(skipsInaccessible && object.state.isInaccessible) { try add(object, change) }
+            }
+        }
+
+        /// The position in `order` of the store that saves `object`.
+        private mutating func position(for object: NSManagedObject) throws -> Int {
             let position: Int
             let handle = object.objectID.storeHandleIdentity
             // A temporary ID names no store: its entity's store is the last one's in a run.
@@ -94,12 +141,7 @@ final class SavePlan {
                     NSAffectedObjectsErrorKey: [object],
                 ])
             }
-            // A switch rather than a key path: applying a key path costs a call into the runtime.
-            switch change {
-            case .inserted: lists[position].inserted.append(object)
-            case .updated: lists[position].updated.append(object)
-            case .deleted: lists[position].deleted.append(object)
-            }
+            return position
         }
 
         /// The position of `store` in `order`, appended there when new.

@@ -301,3 +301,74 @@ final class LifecycleTests: CoreTestCase {
         XCTAssertTrue(fetched.description.contains("/Trail/p1>\";\n"), fetched.description)
     }
 }
+
+/// A Hike class that records which objects its didSave was called on, in order.
+final class OrderedHike: NSManagedObject {
+    static var saved: [ObjectIdentifier] = []
+    override func didSave() { super.didSave(); OrderedHike.saved.append(ObjectIdentifier(self)) }
+}
+
+/// The inserted and deleted objects of a save: the save takes the arrays its
+/// objects-did-change notification reported when they hold the same objects (see
+/// ReportedChangeSets), and copies the context's lists otherwise. Either way the order and
+/// the objects' lifetime are the context's.
+final class SavedDeletionTests: CoreTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        model.entitiesByName["Hike"]!.managedObjectClassName = NSStringFromClass(OrderedHike.self)
+        OrderedHike.saved = []
+    }
+
+    func testSavedObjectsGetDidSaveInTheOrderTheyWereInsertedOrDeletedWhateverEventsReportedThem() throws {
+        let context = try openContainer().viewContext
+        // Insertions too, in one event (as reported) and in two.
+        let hikes = (0..<6).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        try context.save()
+        XCTAssertEqual(OrderedHike.saved, hikes.map(ObjectIdentifier.init))
+        let order = [4, 1, 5, 0, 3, 2]
+
+        // Two events: the save's objects-did-change reports only the second one's deletions.
+        for index in order.prefix(3) { context.delete(hikes[index]) }
+        context.processPendingChanges()
+        for index in order.dropFirst(3).prefix(2) { context.delete(hikes[index]) }
+        OrderedHike.saved = []
+        try context.save()
+        XCTAssertEqual(OrderedHike.saved, order.prefix(5).map { ObjectIdentifier(hikes[$0]) })
+
+        // One event: the same objects as reported.
+        var more = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        context.processPendingChanges()
+        more += (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+        OrderedHike.saved = []
+        try context.save()
+        XCTAssertEqual(OrderedHike.saved, more.map(ObjectIdentifier.init))
+        for index in [2, 0, 3, 1] { context.delete(more[index]) }
+        OrderedHike.saved = []
+        try context.save()
+        XCTAssertEqual(OrderedHike.saved, [2, 0, 3, 1].map { ObjectIdentifier(more[$0]) })
+        for hike in more {
+            XCTAssertFalse(hike.isDeleted)
+            XCTAssertNil(hike.managedObjectContext)
+        }
+        let stored = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Hike"))
+        XCTAssertEqual(stored.map(ObjectIdentifier.init), [ObjectIdentifier(hikes[order[5]])])
+    }
+
+    func testDeletionsAreFreedOnceTheSaveIsOverWhenNothingElseHoldsThem() throws {
+        let context = try openContainer().viewContext
+        context.undoManager = nil
+        weak var first: NSManagedObject?
+        weak var second: NSManagedObject?
+        try {
+            let hikes = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Hike", into: context) }
+            try context.save()
+            first = hikes[0]
+            second = hikes[1]
+            for hike in hikes { context.delete(hike) }
+            try context.save()
+            XCTAssertEqual(OrderedHike.saved.suffix(2), hikes.map(ObjectIdentifier.init))
+        }()
+        XCTAssertNil(first, "a holder of the save's deletions outlived the save")
+        XCTAssertNil(second, "a holder of the save's deletions outlived the save")
+    }
+}

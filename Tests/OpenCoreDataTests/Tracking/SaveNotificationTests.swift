@@ -103,6 +103,30 @@ final class SaveNotificationTests: TrackingTestCase {
         XCTAssertEqual(reported.set(of: [], as: NSInsertedObjectsKey), [])
     }
 
+    func testReportedChangeSetsGiveTheReportedObjectsOnlyForAListOfTheSameObjectsInOrder() {
+        let objects = (0..<4).map { newTrail("Trail \($0)") }
+        var reported = ReportedChangeSets()
+        reported.record(Array(objects.prefix(3)), in: Set(objects.prefix(3)), as: NSDeletedObjectsKey)
+        func list(_ members: [NSManagedObject]) -> ObjectList {
+            var list = ObjectList()
+            for object in members { list.appendNew(object) }
+            return list
+        }
+        let same = reported.objects(sameAs: list(Array(objects.prefix(3))), as: NSDeletedObjectsKey)
+        XCTAssertEqual(same.map { $0.map(ObjectIdentifier.init) }, objects.prefix(3).map(ObjectIdentifier.init))
+        XCTAssertNil(reported.objects(sameAs: list(Array(objects.prefix(3))), as: NSUpdatedObjectsKey))
+        XCTAssertNil(reported.objects(sameAs: list([objects[1], objects[0], objects[2]]), as: NSDeletedObjectsKey))
+        XCTAssertNil(reported.objects(sameAs: list(Array(objects.prefix(2))), as: NSDeletedObjectsKey))
+        XCTAssertNil(reported.objects(sameAs: list(objects), as: NSDeletedObjectsKey))
+        // Holes left by removals and objects taken from the front are skipped.
+        let taken = newTrail("Taken")
+        var holed = list([taken, objects[0], objects[3], objects[1], objects[2]])
+        XCTAssertTrue(holed.popFirst() === taken)
+        XCTAssertTrue(holed.remove(objects[3]))
+        XCTAssertEqual(holed.count, 3)
+        XCTAssertNotNil(reported.objects(sameAs: holed, as: NSDeletedObjectsKey))
+    }
+
     func testDidSaveObjectIDsCanBeMergedIntoAnotherContext() throws {
         let trail = try savedTrail("Tongariro")
         let other = container.newBackgroundContext()
