@@ -28,6 +28,22 @@ final class DeleteRuleLoadingTests: GraphTestCase {
     }
 
     /// The trails of a fresh container, their relationships unloaded.
+    /// Saves `count` hikers named "mentor i", each the mentor of `menteesEach` hikers named
+    /// "mentee i.j".
+    private func saveMentors(_ count: Int, menteesEach: Int) throws {
+        let context = try openContainer().viewContext
+        for index in 0..<count {
+            let mentor = GHiker(context: context)
+            mentor.name = "mentor \(index)"
+            for menteeIndex in 0..<menteesEach {
+                let mentee = GHiker(context: context)
+                mentee.name = "mentee \(index).\(menteeIndex)"
+                mentee.mentor = mentor
+            }
+        }
+        try context.save()
+    }
+
     private func reopenedTrails() throws -> (NSManagedObjectContext, [GTrail]) {
         let context = try openContainer().viewContext
         let trails: [GTrail] = try fetch("Trail", in: context)
@@ -92,19 +108,7 @@ final class DeleteRuleLoadingTests: GraphTestCase {
     }
 
     func testNullifyOfManyMentorsLeavesTheirMenteesWithoutAMentor() throws {
-        let context = try openContainer().viewContext
-        var mentees: [GHiker] = []
-        for index in 0..<3 {
-            let mentor = GHiker(context: context)
-            mentor.name = "mentor \(index)"
-            for menteeIndex in 0..<4 {
-                let mentee = GHiker(context: context)
-                mentee.name = "mentee \(index).\(menteeIndex)"
-                mentee.setValue(mentor, forKey: "mentor")
-                mentees.append(mentee)
-            }
-        }
-        try context.save()
+        try saveMentors(3, menteesEach: 4)
 
         let reopened = try openContainer().viewContext
         let hikers: [GHiker] = try fetch("Hiker", in: reopened)
@@ -129,17 +133,7 @@ final class DeleteRuleLoadingTests: GraphTestCase {
         // faults holding their rows, and the nullify of each one's `mentor` fires it. The
         // change is the one `mentee.mentor = nil` makes: reported updated, its old value kept
         // for changedValues, the event's undo and the save.
-        let context = try openContainer().viewContext
-        for index in 0..<2 {
-            let mentor = GHiker(context: context)
-            mentor.name = "mentor \(index)"
-            for menteeIndex in 0..<3 {
-                let mentee = GHiker(context: context)
-                mentee.name = "mentee \(index).\(menteeIndex)"
-                mentee.mentor = mentor
-            }
-        }
-        try context.save()
+        try saveMentors(2, menteesEach: 3)
 
         let reopened = try openContainer().viewContext
         let undoManager = UndoManager()
