@@ -167,6 +167,9 @@ if let pairs = option("--pairs") {
     let paired = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["sqlite", "opencoredata"]
     let pairable = order + ObjectFloorSubject.subjectNames
     for name in paired where !pairable.contains(name) { fail("unknown subject \(name); known: \(pairable.joined(separator: ", "))") }
+    if paired.contains(where: ObjectFloorSubject.subjectNames.contains), ![.fetchAll, .fetchAllTyped].contains(phase) {
+        fail("the object-floor subjects run \(Phase.fetchAll.rawValue) and \(Phase.fetchAllTyped.rawValue) only, not \(phase.rawValue)")
+    }
     guard paired.count >= 2 else { fail("--pairs needs at least two subjects in --only") }
     do {
         try PairedRuns.run(phase: phase, subjects: paired, repetitions: count, scratch: scratch) { subject, phase, database in
